@@ -1,0 +1,602 @@
+"""What a move sets off: ripples (R23-R28), paradoxes (R29-R30), junctions (R31-R32),
+downsizing (R33-R35), division (R36) and the choices they ask for (R37).
+
+The work is an agenda of tasks kept in the state. A task that needs a player's choice stops
+the agenda with a ``Decision``; the ``choose`` action runs the same task again with the answer.
+Ripples and paradoxes never need a choice, so they happen at once, inside the move.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from .board import FOOTPRINTS, PRINTED_HAMLETS, inner_positions, square_name
+from .constants import BUILDINGS, HIERARCHY_ORDER, LADDER, Age, BuildingType, Family
+from .domains import BoardIndex, Building
+from .events import Event
+from .rules import article, hierarchy_problem, who
+from .state import (
+    Choice,
+    Decision,
+    DownsizeTask,
+    GameState,
+    JunctionTask,
+    SweepTask,
+    Task,
+    Tile,
+)
+
+Outcome = tuple[bool, list[Task]] | Decision  # (task done?, tasks to run first) or a question
+CONTINUE_WITH = False
+DONE = True
+
+
+def tile_name(tile: Tile | Building) -> str:
+    """``"{P1}'s Keep at F6"`` / ``"the Town at C4"`` / ``"the Keep ruin at C4"``."""
+    btype = tile.type
+    ruin = " ruin" if tile.ruin else ""
+    where = square_name(tile.at)
+    if isinstance(tile, Building) and tile.printed:
+        return f"the printed Hamlet at {where}"
+    if tile.owner is not None:
+        return f"{who(tile.owner)}'s {btype.title} at {where}"
+    return f"the {btype.title}{ruin} at {where}"
+
+
+def cells_of(tile: Tile) -> tuple[int, ...]:
+    fp = FOOTPRINTS[BUILDINGS[tile.type].size][tile.at]
+    assert fp is not None
+    return fp.cells
+
+
+def new_tile_id(state: GameState) -> int:
+    tid = state.next_tile_id
+    state.next_tile_id += 1
+    return tid
+
+
+def touched_domains(idx: BoardIndex, cells: tuple[int, ...], border: tuple[int, ...]) -> list[list[int]]:
+    """The domains a footprint touches or covers, as lists of building keys (R31 originals)."""
+    grid = idx.grid
+    keys = {grid[c] for c in cells if grid[c] != 0} | {grid[c] for c in border if grid[c] != 0}
+    labels = sorted({idx.label[k] for k in keys})
+    return [list(idx.domains[d].members) for d in labels]
+
+
+# --- removal (R5, R29, R30) ----------------------------------------------------------------
+
+
+def remove_tile(
+    state: GameState, age: Age, tile: Tile, events: list[Event], why: str, cascade: bool
+) -> None:
+    """Take a tile off ``age``: tile to stock, cubes to their owners (R5), population by R30.
+
+    ``cascade``: a Faith tile also takes its own Reason copy with it (R29 decision)."""
+    board = state.boards[age]
+    board.tiles = [t for t in board.tiles if t.id != tile.id]
+    state.stock[tile.type] += 1
+    if tile.owner is not None:
+        state.players[tile.owner].cubes += 1
+    if tile.marker is not None:
+        state.players[tile.marker].cubes += 1
+    events.append(
+        Event(
+            kind="removed",
+            text=f"{tile_name(tile)[0].upper()}{tile_name(tile)[1:]} on {age.label} {why}.",
+            age=age,
+            squares=list(cells_of(tile)),
+            seat=tile.owner,
+        )
+    )
+    if tile.cubes:
+        _release_population(state, age, tile, events)
+    if cascade and age is Age.FAITH:
+        for copy in [t for t in state.boards[Age.REASON].tiles if t.origin == tile.id]:
+            remove_tile(state, Age.REASON, copy, events, "goes with it (its Faith original is gone)", False)
+
+
+def _release_population(state: GameState, age: Age, tile: Tile, events: list[Event]) -> None:
+    """R30: cubes go home; over a printed hamlet the clear majority keeps one cube there."""
+    counts = Counter(tile.cubes)
+    for seat, n in counts.items():
+        state.players[seat].cubes += n
+    tile.cubes = []
+    cells = set(cells_of(tile))
+    hamlets = [sq for sq in PRINTED_HAMLETS if sq in cells]
+    if not hamlets:
+        return
+    leaders = _leaders(counts)
+    if len(leaders) > 1 and state.provoker in leaders:
+        del counts[state.provoker]  # R30: on a tie the provoker's cubes come off first
+        leaders = _leaders(counts)
+    board = state.boards[age]
+    if len(leaders) == 1:
+        keeper = leaders[0]
+        board.hamlet_cubes[hamlets[0]] = keeper
+        state.players[keeper].cubes -= 1
+        events.append(
+            Event(
+                kind="hamlet_cube",
+                text=f"{who(keeper)} keeps one cube on the printed Hamlet at "
+                f"{square_name(hamlets[0])} (most cubes on the lost building).",
+                age=age,
+                squares=[hamlets[0]],
+                seat=keeper,
+            )
+        )
+    else:
+        events.append(
+            Event(
+                kind="hamlet_cube",
+                text=f"No single player had the most cubes: the printed Hamlet at "
+                f"{square_name(hamlets[0])} stays empty.",
+                age=age,
+                squares=[hamlets[0]],
+            )
+        )
+
+
+def _leaders(counts: Counter[int]) -> list[int]:
+    if not counts:
+        return []
+    top = max(counts.values())
+    return sorted(s for s, n in counts.items() if n == top)
+
+
+# --- ripples (R23-R30) -----------------------------------------------------------------------
+
+
+def ripple(state: GameState, age: Age, src: Tile, events: list[Event], tasks: list[Task]) -> None:
+    """Copy ``src`` (just built or upgraded on ``age``) onto the later boards."""
+    while age is not Age.REASON:
+        spec = BUILDINGS[src.type]
+        if spec.size == 1:  # R23
+            return
+        dst = Age(age + 1)
+        copy = _ripple_step(state, age, dst, src, events, tasks)
+        if copy is None:
+            return
+        age, src = dst, copy
+
+
+def _ripple_step(
+    state: GameState, age: Age, dst: Age, src: Tile, events: list[Event], tasks: list[Task]
+) -> Tile | None:
+    board = state.boards[dst]
+    spec = BUILDINGS[src.type]
+    civil = spec.family is Family.CIVIL
+    on_reason = dst is Age.REASON
+    owner = None if civil or on_reason else src.owner
+    lineage = next((t for t in board.tiles if t.origin == src.id), None)
+    what = f"The {src.type.title}" + (" ruin" if on_reason and not civil else "")
+    where = square_name(src.at)
+    # R26: a tile (and for a Faith military/religious copy, a cube) for each copy.
+    spare = 1 if lineage is not None and lineage.type is src.type else 0
+    if state.stock[src.type] + spare <= 0:
+        events.append(
+            Event(
+                kind="not_rippled",
+                text=f"{what} at {where} does not ripple to {dst.label}: no {src.type.title} "
+                f"tile is left in the stock (R26).",
+                age=dst,
+            )
+        )
+        return None
+    needs_cube = owner is not None and not (lineage is not None and lineage.owner == owner)
+    if needs_cube and owner is not None and state.players[owner].cubes <= 0:
+        events.append(
+            Event(
+                kind="not_rippled",
+                text=f"{what} at {where} does not ripple to {dst.label}: {who(owner)} has no "
+                f"control cube left (R26).",
+                age=dst,
+            )
+        )
+        return None
+    fp = FOOTPRINTS[spec.size][src.at]
+    assert fp is not None
+    idx = BoardIndex(board)
+    skip = lineage.id if lineage is not None else 0
+    overlapped = sorted(
+        {idx.grid[c] for c in fp.cells if idx.grid[c] > 0 and idx.grid[c] != skip},
+        key=lambda k: idx.buildings[k].at,
+    )
+    if not civil and dst is Age.FAITH:
+        # R27: judged as if the overlapped buildings (and the own earlier copy) were gone.
+        judge = BoardIndex(board, exclude=[*overlapped, skip])
+        problem = hierarchy_problem(judge, dst, src.type, fp, set(), f"its copy at {where}")
+        if problem is not None:
+            events.append(
+                Event(
+                    kind="not_rippled",
+                    text=f"{what} at {where} does not ripple to Faith (R27): "
+                    f"{problem.message.split(': ', 1)[1]}",
+                    age=dst,
+                    squares=list(fp.cells),
+                )
+            )
+            return None
+    for key in overlapped:  # R29
+        victim = board.tile(key)
+        if victim is not None:
+            remove_tile(
+                state,
+                dst,
+                victim,
+                events,
+                f"is erased by the time shadow of the {src.type.title} from {age.label} "
+                f"(paradox, R29)",
+                cascade=True,
+            )
+    originals: list[list[int]] = []
+    if civil:
+        after = BoardIndex(board)
+        originals = touched_domains(after, fp.cells, fp.border)
+    moved: list[int] = []
+    if lineage is not None:
+        state.stock[lineage.type] += 1
+        if lineage.marker is not None:
+            state.players[lineage.marker].cubes += 1  # R25/R34: the marker goes home
+        moved = list(lineage.cubes)
+        copy = lineage
+        copy.type = src.type
+        copy.at = src.at
+        copy.ruin = on_reason and not civil
+        copy.marker = None
+        copy.cubes = []
+        if owner is not None and copy.owner != owner:
+            if copy.owner is not None:
+                state.players[copy.owner].cubes += 1
+            state.players[owner].cubes -= 1
+            copy.owner = owner
+    else:
+        copy = Tile(
+            id=new_tile_id(state),
+            type=src.type,
+            at=src.at,
+            owner=owner,
+            ruin=on_reason and not civil,
+            origin=src.id,
+        )
+        board.tiles.append(copy)
+        if owner is not None:
+            state.players[owner].cubes -= 1
+    state.stock[src.type] -= 1
+    # R30: cubes on the covered Reason building (own earlier copy, printed hamlet) move on.
+    for sq in PRINTED_HAMLETS:
+        if sq in fp.cells and sq in board.hamlet_cubes:
+            moved.append(board.hamlet_cubes.pop(sq))
+    if moved:
+        copy.cubes = moved[: BUILDINGS[copy.type].value] if civil else []
+        for seat in moved[len(copy.cubes):]:
+            state.players[seat].cubes += 1
+    cube = f" with a new cube of {who(owner)}" if needs_cube and owner is not None else ""
+    kind_text = " as a ruin" if copy.ruin else ""
+    events.append(
+        Event(
+            kind="rippled",
+            text=f"{what.replace(' ruin', '')} at {where} ripples to {dst.label}{kind_text}{cube}.",
+            age=dst,
+            squares=list(fp.cells),
+            seat=owner,
+        )
+    )
+    if civil and len(originals) >= 2:
+        events.append(
+            Event(
+                kind="junction",
+                text=f"The {src.type.title} copy at {where} joins {len(originals)} domains on "
+                f"{dst.label}" + (" (no Hierarchy on Reason, R28)." if on_reason else " (R28)."),
+                age=dst,
+                squares=list(fp.cells),
+            )
+        )
+        if not on_reason:
+            tasks.append(
+                JunctionTask(
+                    age=dst, joiner=copy.id, originals=originals, families=list(HIERARCHY_ORDER[dst])
+                )
+            )
+    return copy
+
+
+# --- downsizing (R33-R35) --------------------------------------------------------------------
+
+
+def smaller_type(state: GameState, btype: BuildingType) -> BuildingType | None:
+    """R33: the next smaller tile in stock, or None (the building is destroyed)."""
+    ladder = LADDER[BUILDINGS[btype].family]
+    size = BUILDINGS[btype].size
+    for t in reversed(ladder[: size - 1]):
+        if state.stock[t] > 0:
+            return t
+    return None
+
+
+def _default_position(state: GameState, age: Age, tile: Tile, new_type: BuildingType, positions: list[int]) -> int:
+    """R37: the position that keeps the tile in the largest domain, ties in reading order."""
+    old_type, old_at = tile.type, tile.at
+    best, best_size = 0, -1
+    for i, pos in enumerate(positions):
+        tile.type, tile.at = new_type, pos
+        idx = BoardIndex(state.boards[age])
+        size = len(idx.domain_of(tile.id).members)
+        if size > best_size:
+            best, best_size = i, size
+    tile.type, tile.at = old_type, old_at
+    return best
+
+
+def run_downsize(state: GameState, task: DownsizeTask, choice: int | None, events: list[Event]) -> Outcome:
+    board = state.boards[task.age]
+    tile = board.tile(task.tile_id)
+    if tile is None:
+        return DONE, []
+    old_type, owner = tile.type, tile.owner
+    new_type = smaller_type(state, old_type)
+    if new_type is None:
+        remove_tile(state, task.age, tile, events, "is downsized and destroyed (R33)", cascade=False)
+        _forward(state, task.age, tile.id, old_type, owner, None, tile.at, events)
+        return DONE, []
+    size = BUILDINGS[old_type].size
+    positions = inner_positions(tile.at, size, BUILDINGS[new_type].size)
+    if choice is None:
+        assert owner is not None, "only military and religious buildings are downsized"
+        return Decision(
+            seat=owner,
+            kind="place_downsized",
+            age=task.age,
+            prompt=f"{tile_name(tile)} on {task.age.label} is downsized to "
+            f"{article(new_type)} {new_type.title}: choose where the {new_type.title} sits "
+            f"inside the old footprint (R33).",
+            options=[Choice(label=square_name(p), at=p) for p in positions],
+            default=_default_position(state, task.age, tile, new_type, positions),
+        )
+    pos = positions[choice]
+    before = list(cells_of(tile))
+    state.stock[old_type] += 1
+    state.stock[new_type] -= 1
+    tile.type, tile.at = new_type, pos
+    events.append(
+        Event(
+            kind="downsized",
+            text=f"{who(owner)}'s {old_type.title} at "
+            f"{square_name(before[0])} on {task.age.label} is downsized to "
+            f"{article(new_type)} {new_type.title} at {square_name(pos)} (R33).",
+            age=task.age,
+            squares=before,
+            seat=owner,
+        )
+    )
+    _forward(state, task.age, tile.id, old_type, owner, new_type, pos, events)
+    return DONE, []
+
+
+def _forward(
+    state: GameState,
+    age: Age,
+    src_id: int,
+    old_type: BuildingType,
+    owner: int | None,
+    new_type: BuildingType | None,
+    new_at: int,
+    events: list[Event],
+) -> None:
+    """R34-R35: a downsizing reaches the later boards through copies that are still identical."""
+    keeps_rippling = new_type is not None and BUILDINGS[new_type].size >= 2
+    while age is not Age.REASON:
+        nxt = Age(age + 1)
+        board = state.boards[nxt]
+        copy = next((t for t in board.tiles if t.origin == src_id), None)
+        if copy is None:
+            return
+        identical = copy.type is old_type and (nxt is Age.REASON or copy.owner == owner)
+        if not identical:
+            events.append(
+                Event(
+                    kind="copy_kept",
+                    text=f"{tile_name(copy)} on {nxt.label} has changed since it was copied, "
+                    f"so the downsizing leaves it alone (R35).",
+                    age=nxt,
+                )
+            )
+            return
+        if not keeps_rippling:
+            remove_tile(state, nxt, copy, events, "is destroyed with its original (R34)", cascade=False)
+        else:
+            assert new_type is not None
+            if state.stock[new_type] <= 0:
+                events.append(
+                    Event(
+                        kind="copy_kept",
+                        text=f"No {new_type.title} tile is left, so {tile_name(copy)} on "
+                        f"{nxt.label} stays as it is (R26).",
+                        age=nxt,
+                    )
+                )
+                return
+            before = list(cells_of(copy))
+            state.stock[copy.type] += 1
+            state.stock[new_type] -= 1
+            copy.type, copy.at = new_type, new_at
+            if nxt is Age.REASON:
+                if copy.marker is not None:
+                    state.players[copy.marker].cubes += 1
+                    copy.marker = None
+                copy.ruin = True
+            events.append(
+                Event(
+                    kind="downsized",
+                    text=f"Its copy on {nxt.label} becomes {article(new_type)} {new_type.title}"
+                    + (" ruin" if nxt is Age.REASON else "")
+                    + f" at {square_name(new_at)} (R34).",
+                    age=nxt,
+                    squares=before,
+                    seat=copy.owner,
+                )
+            )
+        age, src_id = nxt, copy.id
+
+
+# --- junctions and division (R31, R32, R36) --------------------------------------------------
+
+
+def _pick_and_downsize(
+    state: GameState, age: Age, tops: list[Building], choice: int | None, why: str
+) -> Outcome:
+    """R32/R36: the provoker's own tied buildings go first; if he owns none, he chooses."""
+    prov = state.provoker
+    mine = [b for b in tops if b.owner == prov]
+    if len(mine) == 1:
+        return CONTINUE_WITH, [DownsizeTask(age=age, tile_id=mine[0].key)]
+    pool = mine or tops
+    if choice is None:
+        assert prov is not None
+        return Decision(
+            seat=prov,
+            kind="downsize_which",
+            age=age,
+            prompt=f"{why} Choose which building is downsized"
+            + (" (they are all yours)." if mine else " (you own none of them)."),
+            options=[Choice(label=tile_name(b), tile_id=b.key) for b in pool],
+            default=0,
+        )
+    return CONTINUE_WITH, [DownsizeTask(age=age, tile_id=pool[choice].key)]
+
+
+def run_junction(state: GameState, task: JunctionTask, choice: int | None, events: list[Event]) -> Outcome:
+    idx = BoardIndex(state.boards[task.age])
+    if task.joiner not in idx.buildings:
+        return DONE, []
+    members = idx.domain_of(task.joiner).members
+    while task.families:
+        fam = task.families[0]
+        tops = idx.top_buildings(members, fam)
+        if len(tops) < 2:
+            task.families.pop(0)
+            continue
+
+        def origin(key: int) -> int:
+            for i, o in enumerate(task.originals):
+                if key in o:
+                    return i
+            return len(task.originals) + key  # not in any original: a domain of its own
+
+        def power(i: int, fam: Family = fam) -> int:
+            keys = task.originals[i] if 0 <= i < len(task.originals) else []
+            return sum(
+                idx.buildings[k].value
+                for k in keys
+                if k in idx.buildings and idx.buildings[k].family is fam
+            )
+
+        powers = {origin(b.key): power(origin(b.key)) for b in tops}
+        strongest = max(powers.values())
+        weaker = [b for b in tops if powers[origin(b.key)] < strongest]
+        names = " and ".join(f"the {b.type.title} at {square_name(b.at)}" for b in tops)
+        listing = ", ".join(str(p) for p in sorted(powers.values(), reverse=True))
+        if weaker:
+            events.append(
+                Event(
+                    kind="junction_power",
+                    text=f"Junction on {task.age.label}: {names} break Hierarchy; {fam.value} "
+                    f"power of the joined domains {listing}: the weaker lose (R32).",
+                    age=task.age,
+                )
+            )
+            return CONTINUE_WITH, [DownsizeTask(age=task.age, tile_id=b.key) for b in weaker]
+        return _pick_and_downsize(
+            state,
+            task.age,
+            tops,
+            choice,
+            f"Junction on {task.age.label}: {names} break Hierarchy with equal {fam.value} "
+            f"power ({listing}) (R32).",
+        )
+    return DONE, []
+
+
+def run_sweep(state: GameState, task: SweepTask, choice: int | None, events: list[Event]) -> Outcome:
+    idx = BoardIndex(state.boards[task.age])
+    for dom in idx.domains:
+        for fam in HIERARCHY_ORDER[task.age]:
+            top = dom.top.get(fam)
+            if top is None or top[1] < 2:
+                continue
+            tops = idx.top_buildings(dom.members, fam)
+            names = " and ".join(f"the {b.type.title} at {square_name(b.at)}" for b in tops)
+            return _pick_and_downsize(
+                state,
+                task.age,
+                tops,
+                choice,
+                f"Divided domain on {task.age.label}: {names} now break Hierarchy (R36).",
+            )
+    return DONE, []
+
+
+def run_agenda(state: GameState, events: list[Event], choice: int | None = None) -> None:
+    """Run tasks until the agenda is empty or a task asks a player to choose."""
+    while state.agenda:
+        task = state.agenda[0]
+        if isinstance(task, JunctionTask):
+            outcome = run_junction(state, task, choice, events)
+        elif isinstance(task, SweepTask):
+            outcome = run_sweep(state, task, choice, events)
+        else:
+            outcome = run_downsize(state, task, choice, events)
+        choice = None
+        if isinstance(outcome, Decision):
+            state.pending = outcome
+            events.append(
+                Event(
+                    kind="decision",
+                    text=f"Waiting for {who(outcome.seat)} to choose: {outcome.prompt}",
+                    seat=outcome.seat,
+                    age=outcome.age,
+                )
+            )
+            return
+        done, first = outcome
+        if done:
+            state.agenda.pop(0)
+        state.agenda[0:0] = first
+    state.pending = None
+    state.provoker = None
+
+
+def after_build(
+    state: GameState,
+    seat: int,
+    age: Age,
+    tile: Tile,
+    originals: list[list[int]],
+    events: list[Event],
+) -> None:
+    """Everything a construct or upgrade on Might/Faith sets off, then its resolution."""
+    state.provoker = seat
+    tasks: list[Task] = []
+    if BUILDINGS[tile.type].family is Family.CIVIL and len(originals) >= 2:
+        events.append(
+            Event(
+                kind="junction",
+                text=f"The {tile.type.title} at {square_name(tile.at)} joins {len(originals)} "
+                f"domains on {age.label} (R31).",
+                age=age,
+                squares=list(cells_of(tile)),
+            )
+        )
+        tasks.append(
+            JunctionTask(age=age, joiner=tile.id, originals=originals, families=list(HIERARCHY_ORDER[age]))
+        )
+    ripple(state, age, tile, events, tasks)
+    tasks += [SweepTask(age=a) for a in (Age.MIGHT, Age.FAITH) if a >= age]
+    state.agenda = tasks + state.agenda
+    run_agenda(state, events)
+
+
+def after_removal(state: GameState, seat: int, age: Age, events: list[Event]) -> None:
+    """R36 after a demolition: the divided domains must obey Hierarchy."""
+    state.provoker = seat
+    state.agenda = [SweepTask(age=age), *state.agenda]
+    run_agenda(state, events)

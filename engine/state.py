@@ -1,0 +1,217 @@
+"""The whole game as one pydantic model that round-trips through JSON (style 2).
+
+Seats (0..n-1, in play order) stand for players; the bot maps them to Discord users.
+Squares are stored as indexes (``row * 20 + col``); see ``board.square_name``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from .constants import (
+    ADVENTURERS,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    ROUNDS,
+    Age,
+    BuildingType,
+    Family,
+)
+
+SCHEMA_VERSION = 1
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Tile(_Model):
+    """A building tile on one board. ``at`` is its top-left square."""
+
+    id: int
+    type: BuildingType
+    at: int = Field(ge=0, lt=320)
+    owner: int | None = None  # the control cube's seat (military/religious on Might and Faith)
+    ruin: bool = False  # R25: a Reason copy of a Keep/Castle/Monastery/Abbey, until renovated
+    marker: int | None = None  # R42: seat whose cube marks the first renovation card
+    cubes: list[int] = Field(default_factory=list)  # R41: population cubes (seats) on Reason
+    origin: int | None = None  # id of the tile on the previous board that this one copies
+
+
+class Board(_Model):
+    age: Age
+    tiles: list[Tile] = Field(default_factory=list)
+    hamlet_cubes: dict[int, int] = Field(default_factory=dict)  # printed hamlet square -> seat
+
+    def tile(self, tile_id: int) -> Tile | None:
+        for t in self.tiles:
+            if t.id == tile_id:
+                return t
+        return None
+
+
+class Player(_Model):
+    seat: int
+    ecus: int = Field(ge=0)
+    cubes: int = Field(ge=0)  # control cubes in the player's supply
+    adventurers: list[Age]
+    used: list[int]  # cards played by each adventurer this turn (R14)
+    hand: list[Family]
+
+    @field_validator("adventurers", "used")
+    @classmethod
+    def _two(cls, v: list[object]) -> list[object]:
+        if len(v) != ADVENTURERS:
+            raise ValueError("a player has exactly two adventurers")
+        return v
+
+
+class Options(_Model):
+    players: int = Field(ge=MIN_PLAYERS, le=MAX_PLAYERS)
+    holdem: bool = False
+
+
+class TurnState(_Model):
+    exchanged: bool = False  # R9: the paid exchange was used
+    holdem_used: bool = False  # R10
+    acted: bool = False  # a phase-II action was taken: no more exchange or Hold'em
+
+
+# --- the pending resolution (R37): tasks on an agenda, and a decision it waits for ----------
+
+
+class JunctionTask(_Model):
+    """R31-R32: the domain joined by ``joiner`` on ``age`` must obey Hierarchy."""
+
+    kind: Literal["junction"] = "junction"
+    age: Age
+    joiner: int  # the civil tile that joined the domains
+    originals: list[list[int]]  # building keys of each original domain
+    families: list[Family]  # families still to check, in the age's order
+
+
+class SweepTask(_Model):
+    """R36: every domain of ``age`` must obey Hierarchy (after divisions and removals)."""
+
+    kind: Literal["sweep"] = "sweep"
+    age: Age
+
+
+class DownsizeTask(_Model):
+    """R33-R35: downsize one building; its owner chooses where the smaller tile sits."""
+
+    kind: Literal["downsize"] = "downsize"
+    age: Age
+    tile_id: int
+
+
+Task = Annotated[JunctionTask | SweepTask | DownsizeTask, Field(discriminator="kind")]
+
+
+class Choice(_Model):
+    """One option of a pending decision."""
+
+    label: str  # for the player: "Red's Keep at F6", "G7"
+    tile_id: int | None = None  # which building (downsize_which)
+    at: int | None = None  # where the smaller tile sits (place_downsized)
+
+
+class Decision(_Model):
+    seat: int
+    kind: Literal["downsize_which", "place_downsized"]
+    age: Age
+    prompt: str
+    options: list[Choice]
+    default: int  # index of the R37 default option
+
+
+class GameState(_Model):
+    schema_version: int = SCHEMA_VERSION
+    options: Options
+    seed: int
+    rng: int
+    round: int = Field(ge=1, le=ROUNDS)
+    first_seat: int
+    turn: int  # seat whose turn it is
+    over: bool = False
+    winners: list[int] = Field(default_factory=list)
+    step: int = 0  # actions applied so far (a version for stale checks)
+    boards: list[Board]
+    stock: dict[BuildingType, int]
+    players: list[Player]
+    draw_pile: list[Family]
+    discard: list[Family] = Field(default_factory=list)
+    reserve: list[Family] = Field(default_factory=list)  # R10 face-up cards
+    turn_state: TurnState = Field(default_factory=TurnState)
+    next_tile_id: int = 1
+    agenda: list[Task] = Field(default_factory=list)
+    pending: Decision | None = None
+    provoker: int | None = None  # R32/R36: the player who caused the running chain
+
+    def board(self, age: Age) -> Board:
+        return self.boards[age]
+
+    def player(self, seat: int) -> Player:
+        return self.players[seat]
+
+    def clone(self) -> GameState:
+        """A deep copy, much faster than ``model_copy(deep=True)`` for this shape."""
+        return _clone_state(self)
+
+
+def _clone_tile(t: Tile) -> Tile:
+    return Tile.model_construct(
+        id=t.id,
+        type=t.type,
+        at=t.at,
+        owner=t.owner,
+        ruin=t.ruin,
+        marker=t.marker,
+        cubes=list(t.cubes),
+        origin=t.origin,
+    )
+
+
+def _clone_state(s: GameState) -> GameState:
+    boards = [
+        Board.model_construct(
+            age=b.age, tiles=[_clone_tile(t) for t in b.tiles], hamlet_cubes=dict(b.hamlet_cubes)
+        )
+        for b in s.boards
+    ]
+    players = [
+        Player.model_construct(
+            seat=p.seat,
+            ecus=p.ecus,
+            cubes=p.cubes,
+            adventurers=list(p.adventurers),
+            used=list(p.used),
+            hand=list(p.hand),
+        )
+        for p in s.players
+    ]
+    return GameState.model_construct(
+        schema_version=s.schema_version,
+        options=s.options,
+        seed=s.seed,
+        rng=s.rng,
+        round=s.round,
+        first_seat=s.first_seat,
+        turn=s.turn,
+        over=s.over,
+        winners=list(s.winners),
+        step=s.step,
+        boards=boards,
+        stock=dict(s.stock),
+        players=players,
+        draw_pile=list(s.draw_pile),
+        discard=list(s.discard),
+        reserve=list(s.reserve),
+        turn_state=s.turn_state.model_copy(),
+        next_tile_id=s.next_tile_id,
+        agenda=[t.model_copy(deep=True) for t in s.agenda],
+        pending=s.pending.model_copy(deep=True) if s.pending else None,
+        provoker=s.provoker,
+    )
