@@ -1,0 +1,104 @@
+"""Khronos rules engine: pure, synchronous, no I/O (style 1).
+
+The questions every caller asks: ``new_game``, ``current_seat``, ``legal_actions``, ``check``,
+``apply``, ``preview``, ``is_terminal``, ``scores``; views for what players may see.
+"""
+
+from .actions import (
+    Action,
+    Choose,
+    Construct,
+    Demolish,
+    EndTurn,
+    Exchange,
+    HoldemSwap,
+    Populate,
+    Renovate,
+    Travel,
+    Upgrade,
+    dump_action,
+    parse_action,
+)
+from .board import PRINTED_HAMLETS, TERRAIN, parse_square, square_name
+from .constants import BUILDINGS, Age, BuildingType, Family, Terrain
+from .errors import (
+    CorruptState,
+    EngineError,
+    GameOver,
+    IllegalAction,
+    MalformedAction,
+    NotYourTurn,
+    StaleState,
+)
+from .events import Event, format_text
+from .game import (
+    apply,
+    check,
+    construct_options,
+    current_seat,
+    default_choice,
+    income,
+    is_terminal,
+    legal_actions,
+    new_game,
+    preview,
+    scores,
+    upgrade_options,
+)
+from .invariants import invariant_problems
+from .state import SCHEMA_VERSION, GameState, Options
+from .views import PlayerView, PublicView, player_view, public_view
+
+__all__ = [
+    "BUILDINGS",
+    "PRINTED_HAMLETS",
+    "SCHEMA_VERSION",
+    "TERRAIN",
+    "Action",
+    "Age",
+    "BuildingType",
+    "Choose",
+    "Construct",
+    "CorruptState",
+    "Demolish",
+    "EndTurn",
+    "EngineError",
+    "Event",
+    "Exchange",
+    "Family",
+    "GameOver",
+    "GameState",
+    "HoldemSwap",
+    "IllegalAction",
+    "MalformedAction",
+    "NotYourTurn",
+    "Options",
+    "PlayerView",
+    "Populate",
+    "PublicView",
+    "Renovate",
+    "StaleState",
+    "Terrain",
+    "Travel",
+    "Upgrade",
+    "apply",
+    "check",
+    "construct_options",
+    "current_seat",
+    "default_choice",
+    "dump_action",
+    "format_text",
+    "income",
+    "invariant_problems",
+    "is_terminal",
+    "legal_actions",
+    "new_game",
+    "parse_action",
+    "parse_square",
+    "player_view",
+    "preview",
+    "public_view",
+    "scores",
+    "square_name",
+    "upgrade_options",
+]

@@ -20,3 +20,12 @@ class Event(BaseModel):
     squares: list[int] = Field(default_factory=list)
     amount: int | None = None
     breakdown: list[str] = Field(default_factory=list)  # income per domain, final scores
+
+
+def format_text(text: str, names: dict[int, str] | list[str]) -> str:
+    """Replace the seat tokens ``{P0}``, ``{P1}`` … in an engine sentence with players' names."""
+    out = text
+    items = names.items() if isinstance(names, dict) else enumerate(names)
+    for seat, name in items:
+        out = out.replace("{P%d}" % seat, name)
+    return out
