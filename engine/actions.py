@@ -112,7 +112,7 @@ Action = Annotated[
     Field(discriminator="kind"),
 ]
 
-ACTION_ADAPTER: TypeAdapter[Action] = TypeAdapter(Action)
+ACTION_ADAPTER: TypeAdapter[Action] = TypeAdapter(Action)  # type: ignore[arg-type]
 
 
 def parse_action(data: object) -> Action:

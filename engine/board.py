@@ -13,7 +13,12 @@ from importlib import resources
 from .constants import COL_LETTERS, COLS, ROWS, Terrain
 
 _SQUARE_RE = re.compile(r"^\s*([A-Ta-t])\s*(\d{1,2})\s*$")
-_TERRAIN_CHARS = {".": Terrain.PLAIN, "f": Terrain.FOREST, "m": Terrain.MOUNTAIN, "~": Terrain.RIVER}
+_TERRAIN_CHARS = {
+    ".": Terrain.PLAIN,
+    "f": Terrain.FOREST,
+    "m": Terrain.MOUNTAIN,
+    "~": Terrain.RIVER,
+}
 
 
 class MapError(ValueError):
@@ -30,7 +35,9 @@ def parse_square(text: str) -> int:
     """``"C7"`` -> index. Raises ValueError for anything that is not a square of the grid."""
     match = _SQUARE_RE.match(text)
     if not match:
-        raise ValueError(f"{text!r} is not a square: use a column letter A-T and a row 1-16, like C7")
+        raise ValueError(
+            f"{text!r} is not a square: use a column letter A-T and a row 1-16, like C7"
+        )
     col = COL_LETTERS.index(match.group(1).upper())
     row = int(match.group(2)) - 1
     if not 0 <= row < ROWS:
@@ -179,7 +186,7 @@ HAMLET_INDEX = {sq: i for i, sq in enumerate(PRINTED_HAMLETS)}
 
 @dataclass(frozen=True)
 class Footprint:
-    """A square footprint of a given size at a top-left square, with what lies under and around it."""
+    """A footprint of a size at a top-left square, with what lies under and around it."""
 
     top_left: int
     size: int
@@ -234,6 +241,6 @@ def outer_positions(top_left: int, size: int, new_size: int) -> list[int]:
     for dr in range(-span, 1):
         for dc in range(-span, 1):
             r, c = row + dr, col + dc
-            if 0 <= r and 0 <= c and r + new_size <= ROWS and c + new_size <= COLS:
+            if r >= 0 and c >= 0 and r + new_size <= ROWS and c + new_size <= COLS:
                 out.append(r * COLS + c)
     return out

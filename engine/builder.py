@@ -49,6 +49,8 @@ def position(
     stock: Mapping[BuildingType, int] | None = None,
     cubes: Mapping[int, int] | None = None,
 ) -> GameState:
+    """``stock`` and ``cubes`` lower a tile stock or a supply by putting the tiles (cubes) on
+    free squares of the Reason board, bottom-right first, so the counts stay true."""
     """A game state with exactly these buildings, hands and adventurers (turn of ``turn``)."""
     state = new_game(Options(players=players, holdem=holdem), seed)
     state.first_seat = 0
@@ -68,10 +70,49 @@ def position(
     for seat, amount in (ecus or {}).items():
         state.players[seat].ecus = amount
     for btype, n in (stock or {}).items():
-        state.stock[btype] = n
+        _exhaust(state, btype, n)
     for seat, n in (cubes or {}).items():
-        state.players[seat].cubes = n
+        _spend_cubes(state, seat, n)
     return state
+
+
+def _free_spots(state: GameState, size: int) -> list[int]:
+    from .board import FOOTPRINTS, TERRAIN
+    from .constants import Terrain
+    from .domains import BoardIndex
+
+    grid = BoardIndex(state.boards[Age.REASON]).grid
+    out = []
+    for fp in reversed(FOOTPRINTS[size]):
+        if fp is not None and all(grid[c] == 0 and TERRAIN[c] is not Terrain.RIVER for c in fp.cells):
+            out.append(fp.top_left)
+            for c in fp.cells:
+                grid[c] = -999
+    return out
+
+
+def _exhaust(state: GameState, btype: BuildingType, leave: int) -> None:
+    from .constants import BUILDINGS
+
+    spots = _free_spots(state, BUILDINGS[btype].size)
+    while state.stock[btype] > leave:
+        ruin = BUILDINGS[btype].ruin_value > 0
+        tile = Tile(id=state.next_tile_id, type=btype, at=spots.pop(0), ruin=ruin)
+        state.next_tile_id += 1
+        state.stock[btype] -= 1
+        state.boards[Age.REASON].tiles.append(tile)
+
+
+def _spend_cubes(state: GameState, seat: int, leave: int) -> None:
+    spots = _free_spots(state, 3)
+    player = state.players[seat]
+    while player.cubes > leave:
+        n = min(5, player.cubes - leave)
+        tile = Tile(id=state.next_tile_id, type=BuildingType.CITY, at=spots.pop(0), cubes=[seat] * n)
+        state.next_tile_id += 1
+        state.stock[BuildingType.CITY] -= 1
+        player.cubes -= n
+        state.boards[Age.REASON].tiles.append(tile)
 
 
 def _place(state: GameState, age: Age, words: list[str]) -> None:

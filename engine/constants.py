@@ -89,7 +89,8 @@ class BuildingType(StrEnum):
         return BUILDINGS[self].value
 
     @property
-    def title(self) -> str:
+    def label(self) -> str:
+        """``"Keep"``: the name players read."""
         return str(self).capitalize()
 
 

@@ -166,4 +166,3 @@ class BoardIndex:
     def at(self, square: int) -> Building | None:
         key = self.grid[square]
         return self.buildings.get(key) if key else None
-

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 class EngineError(Exception):
-    """Base class: ``rule`` names the rule (``"R20"``) or is empty; ``message`` is for the player."""
+    """Base class: ``rule`` names the rule (``"R20"``) or is empty; ``message`` is for players."""
 
     rule: str = ""
 

@@ -27,5 +27,5 @@ def format_text(text: str, names: dict[int, str] | list[str]) -> str:
     out = text
     items = names.items() if isinstance(names, dict) else enumerate(names)
     for seat, name in items:
-        out = out.replace("{P%d}" % seat, name)
+        out = out.replace(f"{{P{seat}}}", name)
     return out

@@ -44,7 +44,15 @@ from .constants import (
 from .domains import BoardIndex, Building
 from .errors import EngineError, GameOver, IllegalAction, MalformedAction, NotYourTurn
 from .events import Event
-from .resolve import after_build, after_removal, cells_of, new_tile_id, run_agenda, tile_name, touched_domains
+from .resolve import (
+    after_build,
+    after_removal,
+    cells_of,
+    new_tile_id,
+    run_agenda,
+    tile_name,
+    touched_domains,
+)
 from .rules import (
     FAMILY_ORDER,
     Ctx,
@@ -223,7 +231,7 @@ def _validate(state: GameState, seat: int, action: Action) -> _Plan:
             assert state.pending is not None
             n = len(state.pending.options)
             if action.option >= n:
-                raise MalformedAction(f"Choose an option from 1 to {n}.", "R37")
+                raise MalformedAction(f"R37 Choice: pick one of the {n} options.", "R37")
             return _Plan(action, seat)
         case Exchange():
             if ts.acted:
@@ -275,7 +283,7 @@ def _validate(state: GameState, seat: int, action: Action) -> _Plan:
         case Travel():
             if player.ecus < TRAVEL_COST:
                 raise IllegalAction(
-                    "R13 Travel costs 1 Ecu and you have none; nobody spends Ecus he does not have.",
+                    "R13 Travel costs 1 Ecu and you have none; nobody spends Ecus he lacks.",
                     "R13",
                 )
             if action.adventurer is None:
@@ -308,7 +316,7 @@ def _validate(state: GameState, seat: int, action: Action) -> _Plan:
                 )
             place = construct_placement(ctx, action.age, action.building, at)
             cards = _payment(state, seat, action.age, place, action.surcharge)
-            what = f"{article(action.building)} {action.building.title}"
+            what = f"{article(action.building)} {action.building.label}"
             problem = payment_problem(state, seat, action.age, cards, what)
             if problem is not None:
                 raise problem
@@ -324,25 +332,33 @@ def _validate(state: GameState, seat: int, action: Action) -> _Plan:
                 raise problem
             place = upgrade_placement(ctx, building, action.to, at)
             cards = _payment(state, seat, action.age, place, action.surcharge)
-            problem = payment_problem(state, seat, action.age, cards, f"this upgrade to a {action.to.title}")
+            problem = payment_problem(
+                state, seat, action.age, cards, f"this upgrade to a {action.to.label}"
+            )
             if problem is not None:
                 raise problem
-            return _Plan(action, seat, cards=cards, age=action.age, building=building, placement=place)
+            return _Plan(
+                action, seat, cards=cards, age=action.age, building=building, placement=place
+            )
         case Demolish():
             ctx = Ctx(state)
             if action.age is Age.REASON:
-                raise IllegalAction("R22 Demolish: nothing is demolished in the age of Reason.", "R22")
+                raise IllegalAction(
+                    "R22 Demolish: nothing is demolished in the age of Reason.", "R22"
+                )
             building = _building_at(ctx, action.age, action.square)
             if building.printed:
                 raise IllegalAction("R22 Demolish: a printed Hamlet cannot be demolished.", "R22")
             if BUILDINGS[building.type].size != 1:
                 raise IllegalAction(
                     f"R22 Demolish: only size-1 buildings can be demolished, not a "
-                    f"{building.type.title}.",
+                    f"{building.type.label}.",
                     "R22",
                 )
             if player.ecus < DEMOLISH_ECUS:
-                raise IllegalAction("R22 Demolish: it costs 1 Ecu and a card; you have no Ecu.", "R22")
+                raise IllegalAction(
+                    "R22 Demolish: it costs 1 Ecu and a card; you have no Ecu.", "R22"
+                )
             cards = (building.family,)
             problem = payment_problem(state, seat, action.age, cards, "demolishing it")
             if problem is not None:
@@ -376,16 +392,18 @@ def _validate(state: GameState, seat: int, action: Action) -> _Plan:
             problem = payment_problem(state, seat, Age.REASON, cards, "populating")
             if problem is not None:
                 raise problem
-            return _Plan(action, seat, cards=cards, age=Age.REASON, building=building, count=action.count)
+            return _Plan(
+                action, seat, cards=cards, age=Age.REASON, building=building, count=action.count
+            )
         case Renovate():
             ctx = Ctx(state)
             building = _building_at(ctx, Age.REASON, action.square)
             if not building.ruin:
-                raise IllegalAction(
-                    f"R42 Renovate: {tile_name(building)} is not a ruin.", "R42"
-                )
+                raise IllegalAction(f"R42 Renovate: {tile_name(building)} is not a ruin.", "R42")
             assert building.tile is not None
-            owed = BUILDINGS[building.type].ruin_value - (1 if building.tile.marker is not None else 0)
+            owed = BUILDINGS[building.type].ruin_value - (
+                1 if building.tile.marker is not None else 0
+            )
             count = action.cards if action.cards is not None else owed
             if count > owed:
                 raise IllegalAction(
@@ -434,11 +452,13 @@ def _upgrade_at(ctx: Ctx, seat: int, action: Upgrade, building: Building) -> int
     if not legal:
         from .board import outer_positions
 
-        positions = outer_positions(building.at, BUILDINGS[building.type].size, BUILDINGS[action.to].size)
+        positions = outer_positions(
+            building.at, BUILDINGS[building.type].size, BUILDINGS[action.to].size
+        )
         return positions[0] if positions else building.at
     squares = ", ".join(square_name(p.at) for p in legal)
     raise MalformedAction(
-        f"R16 Upgrade: say where the {action.to.title}'s top-left square goes: {squares}.", "R16"
+        f"R16 Upgrade: say where the {action.to.label}'s top-left square goes: {squares}.", "R16"
     )
 
 
@@ -524,8 +544,12 @@ def _execute(state: GameState, plan: _Plan, events: list[Event]) -> None:
             n = _refill(state, seat)
             state.turn_state.exchanged = True
             events.append(
-                Event(kind="exchange", text=f"{p} pays 2 Ecus, discards {len(action.discard)} "
-                      f"card{'s' if len(action.discard) != 1 else ''} and draws {n}.", seat=seat)
+                Event(
+                    kind="exchange",
+                    text=f"{p} pays 2 Ecus, discards {len(action.discard)} "
+                    f"card{'s' if len(action.discard) != 1 else ''} and draws {n}.",
+                    seat=seat,
+                )
             )
         case HoldemSwap():
             for card in action.take:
@@ -536,8 +560,12 @@ def _execute(state: GameState, plan: _Plan, events: list[Event]) -> None:
             player.hand = _sorted(player.hand + list(action.take))
             state.turn_state.holdem_used = True
             events.append(
-                Event(kind="holdem", text=f"{p} takes {cards_text(action.take)} from the face-up "
-                      f"cards and puts back {cards_text(action.give)} (Hold'em).", seat=seat)
+                Event(
+                    kind="holdem",
+                    text=f"{p} takes {cards_text(action.take)} from the face-up "
+                    f"cards and puts back {cards_text(action.give)} (Hold'em).",
+                    seat=seat,
+                )
             )
         case Travel():
             assert plan.adventurer is not None
@@ -546,8 +574,12 @@ def _execute(state: GameState, plan: _Plan, events: list[Event]) -> None:
             player.ecus -= TRAVEL_COST
             state.turn_state.acted = True
             events.append(
-                Event(kind="travel", text=f"{p} travels from {frm.label} to {action.to.label} "
-                      f"(1 Ecu).", seat=seat, age=action.to)
+                Event(
+                    kind="travel",
+                    text=f"{p} travels from {frm.label} to {action.to.label} " f"(1 Ecu).",
+                    seat=seat,
+                    age=action.to,
+                )
             )
         case Construct():
             assert plan.placement is not None
@@ -571,7 +603,7 @@ def _execute(state: GameState, plan: _Plan, events: list[Event]) -> None:
             events.append(
                 Event(
                     kind="built",
-                    text=f"{p} builds {article(btype)} {btype.title} at {square_name(tile.at)} on "
+                    text=f"{p} builds {article(btype)} {btype.label} at {square_name(tile.at)} on "
                     f"{age.label} for {cards_text(plan.cards)}"
                     + (f" and collects a {bonus} Ecu bonus (R17)." if bonus else "."),
                     seat=seat,
@@ -601,7 +633,7 @@ def _execute(state: GameState, plan: _Plan, events: list[Event]) -> None:
                 tile = state.boards[age].tile(b.key)  # type: ignore[assignment]
                 assert tile is not None
                 state.stock[tile.type] += 1
-                old = tile.type.title
+                old = tile.type.label
                 tile.type = to
                 tile.at = plan.placement.at
             state.stock[to] -= 1
@@ -611,7 +643,7 @@ def _execute(state: GameState, plan: _Plan, events: list[Event]) -> None:
                 Event(
                     kind="upgraded",
                     text=f"{p} upgrades the {old} at {square_name(old_cells[0])} on {age.label} "
-                    f"to {article(to)} {to.title} at {square_name(tile.at)} for "
+                    f"to {article(to)} {to.label} at {square_name(tile.at)} for "
                     f"{cards_text(plan.cards)} and collects a {bonus} Ecu bonus (R17).",
                     seat=seat,
                     age=age,
@@ -629,7 +661,14 @@ def _execute(state: GameState, plan: _Plan, events: list[Event]) -> None:
             assert tile is not None
             from .resolve import remove_tile
 
-            remove_tile(state, plan.age, tile, events, f"is demolished by {p} (1 Ecu + 1 card, R22)", cascade=False)
+            remove_tile(
+                state,
+                plan.age,
+                tile,
+                events,
+                f"is demolished by {p} (1 Ecu + 1 card, R22)",
+                cascade=False,
+            )
             after_removal(state, seat, plan.age, events)
         case Populate():
             assert plan.building is not None
@@ -664,17 +703,28 @@ def _execute(state: GameState, plan: _Plan, events: list[Event]) -> None:
             if plan.count < owed:
                 tile.marker = seat
                 player.cubes -= 1
-                text = (f"{p} pays the first card to renovate the {tile.type.title} ruin at "
-                        f"{square_name(tile.at)} and marks it with a cube (R42).")
+                text = (
+                    f"{p} pays the first card to renovate the {tile.type.label} ruin at "
+                    f"{square_name(tile.at)} and marks it with a cube (R42)."
+                )
             else:
                 if tile.marker is not None:
                     state.players[tile.marker].cubes += 1
                     tile.marker = None
                 tile.ruin = False
-                text = (f"{p} renovates the {tile.type.title} at {square_name(tile.at)} in the "
-                        f"age of Reason (R42).")
-            events.append(Event(kind="renovated", text=text, seat=seat, age=Age.REASON,
-                                squares=list(cells_of(tile))))
+                text = (
+                    f"{p} renovates the {tile.type.label} at {square_name(tile.at)} in the "
+                    f"age of Reason (R42)."
+                )
+            events.append(
+                Event(
+                    kind="renovated",
+                    text=text,
+                    seat=seat,
+                    age=Age.REASON,
+                    squares=list(cells_of(tile)),
+                )
+            )
         case EndTurn():
             _end_turn(state, seat, action, events)
 
@@ -727,7 +777,10 @@ def _finish(state: GameState, events: list[Event]) -> None:
             kind="game_over",
             text=f"The game is over. {names} win{'s' if len(state.winners) == 1 else ''} with "
             f"{best} Ecus (R50).",
-            breakdown=[f"{who(p.seat)}: {p.ecus} Ecus" for p in sorted(state.players, key=lambda p: -p.ecus)],
+            breakdown=[
+                f"{who(p.seat)}: {p.ecus} Ecus"
+                for p in sorted(state.players, key=lambda p: -p.ecus)
+            ],
         )
     )
 
@@ -765,7 +818,7 @@ def income(state: GameState, seat: int) -> tuple[int, list[str]]:
                 if len(tops) != 1 or tops[0].owner != seat:
                     continue
                 amount = sum(b.value for b in members if b.family is Family.CIVIL)
-                why = f"{tops[0].type.title} at {square_name(tops[0].at)}"
+                why = f"{tops[0].type.label} at {square_name(tops[0].at)}"
             if amount:
                 first = min(members, key=lambda b: b.at)
                 total += amount
@@ -815,9 +868,9 @@ def iter_legal_actions(state: GameState, seat: int) -> Iterator[Action]:
                             yield HoldemSwap(take=(fam,) * k, give=give)
     if player.ecus >= TRAVEL_COST:
         for i in range(ADVENTURERS):
-            for to in Age:
-                if to is not player.adventurers[i]:
-                    yield Travel(to=to, adventurer=i)
+            for dest in Age:
+                if dest is not player.adventurers[i]:
+                    yield Travel(to=dest, adventurer=i)
     ctx = Ctx(state)
     for age in (Age.MIGHT, Age.FAITH):
         room = allowance(player, age)
@@ -831,7 +884,9 @@ def iter_legal_actions(state: GameState, seat: int) -> Iterator[Action]:
                 continue
             for place in legal_construct_squares(ctx, age, btype):
                 for extra in _payments(hand, place, room):
-                    yield Construct(age=age, building=btype, square=square_name(place.at), surcharge=extra)
+                    yield Construct(
+                        age=age, building=btype, square=square_name(place.at), surcharge=extra
+                    )
         idx = ctx.index(age)
         for b in sorted(idx.buildings.values(), key=lambda b: b.at):
             if b.family is not Family.CIVIL and b.owner != seat:
@@ -839,8 +894,13 @@ def iter_legal_actions(state: GameState, seat: int) -> Iterator[Action]:
             for to in upgrade_targets(b.type):
                 for place in legal_upgrade_placements(ctx, seat, age, b, to):
                     for extra in _payments(hand, place, room):
-                        yield Upgrade(age=age, square=square_name(b.at), to=to,
-                                      at=square_name(place.at), surcharge=extra)
+                        yield Upgrade(
+                            age=age,
+                            square=square_name(b.at),
+                            to=to,
+                            at=square_name(place.at),
+                            surcharge=extra,
+                        )
         if player.ecus >= DEMOLISH_ECUS:
             for b in sorted(idx.buildings.values(), key=lambda b: b.at):
                 if not b.printed and BUILDINGS[b.type].size == 1 and b.family in hand:
@@ -904,12 +964,20 @@ def construct_options(state: GameState, seat: int, age: Age, btype: BuildingType
         if _payments(player.hand, place, room):
             name = square_name(place.at)
             extra = f" + {place.extra} any" if place.extra else ""
-            out.append(Option(name, place.total, place.extra,
-                              f"{name}: {place.base} {spec.family.value}{extra}"))
+            out.append(
+                Option(
+                    name,
+                    place.total,
+                    place.extra,
+                    f"{name}: {place.base} {spec.family.value}{extra}",
+                )
+            )
     return out
 
 
-def upgrade_options(state: GameState, seat: int, age: Age) -> list[tuple[str, BuildingType, Option]]:
+def upgrade_options(
+    state: GameState, seat: int, age: Age
+) -> list[tuple[str, BuildingType, Option]]:
     """Cheap autocomplete query: (building square, new type, placement) triples ``seat`` can pay."""
     if state.over or state.pending is not None or seat != state.turn or age is Age.REASON:
         return []
@@ -927,10 +995,19 @@ def upgrade_options(state: GameState, seat: int, age: Age) -> list[tuple[str, Bu
                 if _payments(player.hand, place, room):
                     name = square_name(place.at)
                     extra = f" + {place.extra} any" if place.extra else ""
-                    out.append((square_name(b.at), to, Option(
-                        name, place.total, place.extra,
-                        f"{b.type.title} {square_name(b.at)} -> {to.title} at {name}: "
-                        f"{place.base} {b.family.value}{extra}")))
+                    out.append(
+                        (
+                            square_name(b.at),
+                            to,
+                            Option(
+                                name,
+                                place.total,
+                                place.extra,
+                                f"{b.type.label} {square_name(b.at)} -> {to.label} at {name}: "
+                                f"{place.base} {b.family.value}{extra}",
+                            ),
+                        )
+                    )
     return out
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .board import FOOTPRINTS, PRINTED_HAMLETS, square_name
+from .board import FOOTPRINTS, PRINTED_HAMLETS, TERRAIN, square_name
 from .constants import (
     BUILDINGS,
     DECK_SIZE,
@@ -16,7 +16,6 @@ from .constants import (
     Terrain,
     capacity,
 )
-from .board import TERRAIN
 from .domains import BoardIndex
 from .state import GameState
 
@@ -45,7 +44,10 @@ def invariant_problems(state: GameState) -> list[str]:
                 if c in grid:
                     out.append(f"tiles overlap at {square_name(c)} on {board.age.label}")
                 grid[c] = t.id
-                if TERRAIN[c] is Terrain.RIVER and t.type not in (BuildingType.TOWN, BuildingType.CITY):
+                if TERRAIN[c] is Terrain.RIVER and t.type not in (
+                    BuildingType.TOWN,
+                    BuildingType.CITY,
+                ):
                     out.append(f"{t.type} on the river at {square_name(c)} on {board.age.label}")
             fam = BUILDINGS[t.type].family
             if t.owner is not None:
@@ -94,7 +96,12 @@ def invariant_problems(state: GameState) -> list[str]:
             out.append(f"seat {p.seat} has negative Ecus")
         if any(u > 2 or u < 0 for u in p.used):
             out.append(f"seat {p.seat} used more than 2 cards with an adventurer")
-    cards = sum(len(p.hand) for p in state.players) + len(state.draw_pile) + len(state.discard) + len(state.reserve)
+    cards = (
+        sum(len(p.hand) for p in state.players)
+        + len(state.draw_pile)
+        + len(state.discard)
+        + len(state.reserve)
+    )
     if cards != DECK_SIZE:
         out.append(f"{cards} cards in play, not {DECK_SIZE}")
     if state.options.holdem and len(state.reserve) != 3:

@@ -39,8 +39,8 @@ def tile_name(tile: Tile | Building) -> str:
     if isinstance(tile, Building) and tile.printed:
         return f"the printed Hamlet at {where}"
     if tile.owner is not None:
-        return f"{who(tile.owner)}'s {btype.title} at {where}"
-    return f"the {btype.title}{ruin} at {where}"
+        return f"{who(tile.owner)}'s {btype.label} at {where}"
+    return f"the {btype.label}{ruin} at {where}"
 
 
 def cells_of(tile: Tile) -> tuple[int, ...]:
@@ -55,7 +55,9 @@ def new_tile_id(state: GameState) -> int:
     return tid
 
 
-def touched_domains(idx: BoardIndex, cells: tuple[int, ...], border: tuple[int, ...]) -> list[list[int]]:
+def touched_domains(
+    idx: BoardIndex, cells: tuple[int, ...], border: tuple[int, ...]
+) -> list[list[int]]:
     """The domains a footprint touches or covers, as lists of building keys (R31 originals)."""
     grid = idx.grid
     keys = {grid[c] for c in cells if grid[c] != 0} | {grid[c] for c in border if grid[c] != 0}
@@ -92,7 +94,9 @@ def remove_tile(
         _release_population(state, age, tile, events)
     if cascade and age is Age.FAITH:
         for copy in [t for t in state.boards[Age.REASON].tiles if t.origin == tile.id]:
-            remove_tile(state, Age.REASON, copy, events, "goes with it (its Faith original is gone)", False)
+            remove_tile(
+                state, Age.REASON, copy, events, "goes with it (its Faith original is gone)", False
+            )
 
 
 def _release_population(state: GameState, age: Age, tile: Tile, events: list[Event]) -> None:
@@ -168,7 +172,7 @@ def _ripple_step(
     on_reason = dst is Age.REASON
     owner = None if civil or on_reason else src.owner
     lineage = next((t for t in board.tiles if t.origin == src.id), None)
-    what = f"The {src.type.title}" + (" ruin" if on_reason and not civil else "")
+    what = f"The {src.type.label}" + (" ruin" if on_reason and not civil else "")
     where = square_name(src.at)
     # R26: a tile (and for a Faith military/religious copy, a cube) for each copy.
     spare = 1 if lineage is not None and lineage.type is src.type else 0
@@ -176,7 +180,7 @@ def _ripple_step(
         events.append(
             Event(
                 kind="not_rippled",
-                text=f"{what} at {where} does not ripple to {dst.label}: no {src.type.title} "
+                text=f"{what} at {where} does not ripple to {dst.label}: no {src.type.label} "
                 f"tile is left in the stock (R26).",
                 age=dst,
             )
@@ -210,7 +214,7 @@ def _ripple_step(
                 Event(
                     kind="not_rippled",
                     text=f"{what} at {where} does not ripple to Faith (R27): "
-                    f"{problem.message.split(': ', 1)[1]}",
+                    f"{problem.message}",
                     age=dst,
                     squares=list(fp.cells),
                 )
@@ -224,7 +228,7 @@ def _ripple_step(
                 dst,
                 victim,
                 events,
-                f"is erased by the time shadow of the {src.type.title} from {age.label} "
+                f"is erased by the time shadow of the {src.type.label} from {age.label} "
                 f"(paradox, R29)",
                 cascade=True,
             )
@@ -268,7 +272,7 @@ def _ripple_step(
             moved.append(board.hamlet_cubes.pop(sq))
     if moved:
         copy.cubes = moved[: BUILDINGS[copy.type].value] if civil else []
-        for seat in moved[len(copy.cubes):]:
+        for seat in moved[len(copy.cubes) :]:
             state.players[seat].cubes += 1
     cube = f" with a new cube of {who(owner)}" if needs_cube and owner is not None else ""
     kind_text = " as a ruin" if copy.ruin else ""
@@ -285,7 +289,7 @@ def _ripple_step(
         events.append(
             Event(
                 kind="junction",
-                text=f"The {src.type.title} copy at {where} joins {len(originals)} domains on "
+                text=f"The {src.type.label} copy at {where} joins {len(originals)} domains on "
                 f"{dst.label}" + (" (no Hierarchy on Reason, R28)." if on_reason else " (R28)."),
                 age=dst,
                 squares=list(fp.cells),
@@ -294,7 +298,10 @@ def _ripple_step(
         if not on_reason:
             tasks.append(
                 JunctionTask(
-                    age=dst, joiner=copy.id, originals=originals, families=list(HIERARCHY_ORDER[dst])
+                    age=dst,
+                    joiner=copy.id,
+                    originals=originals,
+                    families=list(HIERARCHY_ORDER[dst]),
                 )
             )
     return copy
@@ -313,7 +320,9 @@ def smaller_type(state: GameState, btype: BuildingType) -> BuildingType | None:
     return None
 
 
-def _default_position(state: GameState, age: Age, tile: Tile, new_type: BuildingType, positions: list[int]) -> int:
+def _default_position(
+    state: GameState, age: Age, tile: Tile, new_type: BuildingType, positions: list[int]
+) -> int:
     """R37: the position that keeps the tile in the largest domain, ties in reading order."""
     old_type, old_at = tile.type, tile.at
     best, best_size = 0, -1
@@ -327,27 +336,31 @@ def _default_position(state: GameState, age: Age, tile: Tile, new_type: Building
     return best
 
 
-def run_downsize(state: GameState, task: DownsizeTask, choice: int | None, events: list[Event]) -> Outcome:
+def run_downsize(
+    state: GameState, task: DownsizeTask, choice: int | None, events: list[Event]
+) -> Outcome:
     board = state.boards[task.age]
     tile = board.tile(task.tile_id)
     if tile is None:
         return DONE, []
     old_type, owner = tile.type, tile.owner
+    assert owner is not None, "only military and religious buildings are downsized"
     new_type = smaller_type(state, old_type)
     if new_type is None:
-        remove_tile(state, task.age, tile, events, "is downsized and destroyed (R33)", cascade=False)
+        remove_tile(
+            state, task.age, tile, events, "is downsized and destroyed (R33)", cascade=False
+        )
         _forward(state, task.age, tile.id, old_type, owner, None, tile.at, events)
         return DONE, []
     size = BUILDINGS[old_type].size
     positions = inner_positions(tile.at, size, BUILDINGS[new_type].size)
     if choice is None:
-        assert owner is not None, "only military and religious buildings are downsized"
         return Decision(
             seat=owner,
             kind="place_downsized",
             age=task.age,
             prompt=f"{tile_name(tile)} on {task.age.label} is downsized to "
-            f"{article(new_type)} {new_type.title}: choose where the {new_type.title} sits "
+            f"{article(new_type)} {new_type.label}: choose where the {new_type.label} sits "
             f"inside the old footprint (R33).",
             options=[Choice(label=square_name(p), at=p) for p in positions],
             default=_default_position(state, task.age, tile, new_type, positions),
@@ -360,9 +373,9 @@ def run_downsize(state: GameState, task: DownsizeTask, choice: int | None, event
     events.append(
         Event(
             kind="downsized",
-            text=f"{who(owner)}'s {old_type.title} at "
+            text=f"{who(owner)}'s {old_type.label} at "
             f"{square_name(before[0])} on {task.age.label} is downsized to "
-            f"{article(new_type)} {new_type.title} at {square_name(pos)} (R33).",
+            f"{article(new_type)} {new_type.label} at {square_name(pos)} (R33).",
             age=task.age,
             squares=before,
             seat=owner,
@@ -402,14 +415,16 @@ def _forward(
             )
             return
         if not keeps_rippling:
-            remove_tile(state, nxt, copy, events, "is destroyed with its original (R34)", cascade=False)
+            remove_tile(
+                state, nxt, copy, events, "is destroyed with its original (R34)", cascade=False
+            )
         else:
             assert new_type is not None
             if state.stock[new_type] <= 0:
                 events.append(
                     Event(
                         kind="copy_kept",
-                        text=f"No {new_type.title} tile is left, so {tile_name(copy)} on "
+                        text=f"No {new_type.label} tile is left, so {tile_name(copy)} on "
                         f"{nxt.label} stays as it is (R26).",
                         age=nxt,
                     )
@@ -427,7 +442,7 @@ def _forward(
             events.append(
                 Event(
                     kind="downsized",
-                    text=f"Its copy on {nxt.label} becomes {article(new_type)} {new_type.title}"
+                    text=f"Its copy on {nxt.label} becomes {article(new_type)} {new_type.label}"
                     + (" ruin" if nxt is Age.REASON else "")
                     + f" at {square_name(new_at)} (R34).",
                     age=nxt,
@@ -464,7 +479,9 @@ def _pick_and_downsize(
     return CONTINUE_WITH, [DownsizeTask(age=age, tile_id=pool[choice].key)]
 
 
-def run_junction(state: GameState, task: JunctionTask, choice: int | None, events: list[Event]) -> Outcome:
+def run_junction(
+    state: GameState, task: JunctionTask, choice: int | None, events: list[Event]
+) -> Outcome:
     idx = BoardIndex(state.boards[task.age])
     if task.joiner not in idx.buildings:
         return DONE, []
@@ -493,7 +510,7 @@ def run_junction(state: GameState, task: JunctionTask, choice: int | None, event
         powers = {origin(b.key): power(origin(b.key)) for b in tops}
         strongest = max(powers.values())
         weaker = [b for b in tops if powers[origin(b.key)] < strongest]
-        names = " and ".join(f"the {b.type.title} at {square_name(b.at)}" for b in tops)
+        names = " and ".join(f"the {b.type.label} at {square_name(b.at)}" for b in tops)
         listing = ", ".join(str(p) for p in sorted(powers.values(), reverse=True))
         if weaker:
             events.append(
@@ -516,7 +533,9 @@ def run_junction(state: GameState, task: JunctionTask, choice: int | None, event
     return DONE, []
 
 
-def run_sweep(state: GameState, task: SweepTask, choice: int | None, events: list[Event]) -> Outcome:
+def run_sweep(
+    state: GameState, task: SweepTask, choice: int | None, events: list[Event]
+) -> Outcome:
     idx = BoardIndex(state.boards[task.age])
     for dom in idx.domains:
         for fam in HIERARCHY_ORDER[task.age]:
@@ -524,7 +543,7 @@ def run_sweep(state: GameState, task: SweepTask, choice: int | None, events: lis
             if top is None or top[1] < 2:
                 continue
             tops = idx.top_buildings(dom.members, fam)
-            names = " and ".join(f"the {b.type.title} at {square_name(b.at)}" for b in tops)
+            names = " and ".join(f"the {b.type.label} at {square_name(b.at)}" for b in tops)
             return _pick_and_downsize(
                 state,
                 task.age,
@@ -580,14 +599,16 @@ def after_build(
         events.append(
             Event(
                 kind="junction",
-                text=f"The {tile.type.title} at {square_name(tile.at)} joins {len(originals)} "
+                text=f"The {tile.type.label} at {square_name(tile.at)} joins {len(originals)} "
                 f"domains on {age.label} (R31).",
                 age=age,
                 squares=list(cells_of(tile)),
             )
         )
         tasks.append(
-            JunctionTask(age=age, joiner=tile.id, originals=originals, families=list(HIERARCHY_ORDER[age]))
+            JunctionTask(
+                age=age, joiner=tile.id, originals=originals, families=list(HIERARCHY_ORDER[age])
+            )
         )
     ripple(state, age, tile, events, tasks)
     tasks += [SweepTask(age=a) for a in (Age.MIGHT, Age.FAITH) if a >= age]

@@ -27,11 +27,11 @@ FAMILY_ORDER = (Family.MILITARY, Family.RELIGIOUS, Family.CIVIL)
 
 def who(seat: int) -> str:
     """A token the service replaces with the player's name (see ``events.format_text``)."""
-    return "{P%d}" % seat
+    return f"{{P{seat}}}"
 
 
 def article(btype: BuildingType) -> str:
-    return "an" if btype.title[0] in "AEIOU" else "a"
+    return "an" if btype.label[0] in "AEIOU" else "a"
 
 
 def board_name(age: Age) -> str:
@@ -96,7 +96,9 @@ def default_surcharge(hand: Sequence[Family], base: Sequence[Family], n: int) ->
     return tuple(sorted(out, key=FAMILY_ORDER.index))
 
 
-def surcharge_options(hand: Sequence[Family], base: Sequence[Family], n: int) -> list[tuple[Family, ...]]:
+def surcharge_options(
+    hand: Sequence[Family], base: Sequence[Family], n: int
+) -> list[tuple[Family, ...]]:
     """Every distinct multiset of ``n`` cards the hand can pay a surcharge with after ``base``."""
     if n == 0:
         return [()]
@@ -132,9 +134,7 @@ def payment_problem(
     if not has_cards(player.hand, cards):
         need = Counter(cards)
         have = Counter(player.hand)
-        short = ", ".join(
-            f"{n} {f.value}" for f, n in need.items() if have[f] < n
-        )
+        short = ", ".join(f"{n} {f.value}" for f, n in need.items() if have[f] < n)
         return IllegalAction(
             f"R15 Cards: {what} needs {_cards_text(cards)}, and your hand lacks {short} of them.",
             "R15",
@@ -175,11 +175,9 @@ class Placement:
         return self.base + self.extra
 
 
-def construct_problem(
-    ctx: Ctx, age: Age, btype: BuildingType, at: int
-) -> IllegalAction | None:
+def construct_problem(ctx: Ctx, age: Age, btype: BuildingType, at: int) -> IllegalAction | None:
     """Board-side legality of a construction (no cards): R15, R18, R20, R21, R40."""
-    name = f"{article(btype).capitalize()} {btype.title} at {square_name(at)}"
+    name = f"{article(btype).capitalize()} {btype.label} at {square_name(at)}"
     if age is Age.REASON:
         return IllegalAction(
             "R40 Reason: nothing is constructed in the age of Reason; there you populate and "
@@ -199,7 +197,11 @@ def construct_problem(
     for c in fp.cells:
         if grid[c] != 0:
             occupant = idx.buildings[grid[c]]
-            kind = "a printed Hamlet" if occupant.printed else f"{article(occupant.type)} {occupant.type.title}"
+            kind = (
+                "a printed Hamlet"
+                if occupant.printed
+                else f"{article(occupant.type)} {occupant.type.label}"
+            )
             return IllegalAction(
                 f"R15 Empty squares: {square_name(c)} on {age.label} already holds {kind}; "
                 f"a building is constructed on empty squares only.",
@@ -212,9 +214,7 @@ def construct_problem(
             "R18",
         )
     if ctx.state.stock[btype] <= 0:
-        return IllegalAction(
-            f"R15 Stock: no {btype.title} tile is left in the stock.", "R15"
-        )
+        return IllegalAction(f"R15 Stock: no {btype.label} tile is left in the stock.", "R15")
     if spec.family is not Family.CIVIL:
         return hierarchy_problem(idx, age, btype, fp, set(), name)
     return None
@@ -248,7 +248,7 @@ def hierarchy_problem(
     if tops and tops[0].value == spec.value:
         rival = tops[0]
         return IllegalAction(
-            f"R21 Hierarchy: {name} would equal the {rival.type.title} at "
+            f"R21 Hierarchy: {name} would equal the {rival.type.label} at "
             f"{square_name(rival.at)}, the highest {spec.family.value} building of its domain; "
             f"build lower or higher.",
             "R21",
@@ -290,15 +290,13 @@ def upgrade_problem(
 ) -> IllegalAction | None:
     """Board-side legality of an upgrade (no cards): R16, R18, R20, R21, R40."""
     if age is Age.REASON:
-        return IllegalAction(
-            "R40 Reason: nothing is upgraded in the age of Reason.", "R40"
-        )
+        return IllegalAction("R40 Reason: nothing is upgraded in the age of Reason.", "R40")
     old = building.type
-    what = "printed Hamlet" if building.printed else old.title
+    what = "printed Hamlet" if building.printed else old.label
     if BUILDINGS[to].family is not building.family or to not in upgrade_targets(old):
         return IllegalAction(
             f"R16 Upgrade: a {what} can become only a bigger building of its own family "
-            f"({', '.join(t.title for t in upgrade_targets(old)) or 'none'}).",
+            f"({', '.join(t.label for t in upgrade_targets(old)) or 'none'}).",
             "R16",
         )
     if building.family is not Family.CIVIL and building.owner != seat:
@@ -312,7 +310,7 @@ def upgrade_problem(
     old_size = BUILDINGS[old].size
     if fp is None or at not in outer_positions(building.at, old_size, size):
         return IllegalAction(
-            f"R16 Upgrade: a {to.title} at {square_name(at)} would not cover the whole "
+            f"R16 Upgrade: a {to.label} at {square_name(at)} would not cover the whole "
             f"{what} at {square_name(building.at)} inside the board.",
             "R16",
         )
@@ -323,20 +321,20 @@ def upgrade_problem(
             continue
         if idx.grid[c] != 0:
             return IllegalAction(
-                f"R16 Upgrade: the {to.title} would also cover {square_name(c)}, which is not "
+                f"R16 Upgrade: the {to.label} would also cover {square_name(c)}, which is not "
                 f"empty; several buildings may not be merged into one.",
                 "R16",
             )
     if fp.river and to not in (BuildingType.TOWN, BuildingType.CITY):
         return IllegalAction(
-            f"R18 River: a {to.title} at {square_name(at)} would cover a river square; only a "
+            f"R18 River: a {to.label} at {square_name(at)} would cover a river square; only a "
             f"Town or City may stand on the river.",
             "R18",
         )
     if ctx.state.stock[to] <= 0:
-        return IllegalAction(f"R16 Stock: no {to.title} tile is left in the stock.", "R16")
+        return IllegalAction(f"R16 Stock: no {to.label} tile is left in the stock.", "R16")
     if building.family is not Family.CIVIL:
-        name = f"upgrading the {what} at {square_name(building.at)} to a {to.title}"
+        name = f"upgrading the {what} at {square_name(building.at)} to a {to.label}"
         return hierarchy_problem(idx, age, to, fp, {building.key}, name)
     return None
 

@@ -1,0 +1,40 @@
+"""Shorthand for engine tests."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine import Age, BuildingType, EngineError, Event, GameState, apply, check, invariant_problems
+from engine.actions import Action
+from engine.builder import tile_at
+
+M, F, R = Age.MIGHT, Age.FAITH, Age.REASON
+
+
+def play(state: GameState, seat: int, action: Action) -> tuple[GameState, list[Event]]:
+    """Apply, and assert the result is sound."""
+    new, events = apply(state, seat, action)
+    assert invariant_problems(new) == [], invariant_problems(new)
+    return new, events
+
+
+def refused(state: GameState, seat: int, action: Action, rule: str) -> EngineError:
+    """Assert the action is refused for ``rule`` and that nothing changed."""
+    before = state.model_dump_json()
+    with pytest.raises(EngineError) as info:
+        apply(state, seat, action)
+    with pytest.raises(EngineError):
+        check(state, seat, action)
+    assert state.model_dump_json() == before
+    assert info.value.rule == rule, (info.value.rule, info.value.message)
+    assert info.value.message.startswith(rule) or rule in ("R8", "R50", "R1")
+    return info.value
+
+
+def kind_at(state: GameState, age: Age, square: str) -> BuildingType | None:
+    t = tile_at(state, age, square)
+    return t.type if t is not None else None
+
+
+def texts(events: list[Event]) -> str:
+    return "\n".join(e.text for e in events)
