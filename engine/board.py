@@ -6,6 +6,7 @@ The map is loaded from ``data/map.txt`` and validated when this module is import
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from importlib import resources
@@ -226,14 +227,16 @@ def footprint(top_left: int, size: int) -> Footprint | None:
     return FOOTPRINTS[size][top_left]
 
 
-def inner_positions(top_left: int, size: int, new_size: int) -> list[int]:
+@functools.lru_cache(maxsize=4096)
+def inner_positions(top_left: int, size: int, new_size: int) -> tuple[int, ...]:
     """Top-left squares where a ``new_size`` tile fits inside a ``size`` footprint (R33)."""
     row, col = divmod(top_left, COLS)
     span = size - new_size + 1
-    return [(row + dr) * COLS + col + dc for dr in range(span) for dc in range(span)]
+    return tuple((row + dr) * COLS + col + dc for dr in range(span) for dc in range(span))
 
 
-def outer_positions(top_left: int, size: int, new_size: int) -> list[int]:
+@functools.lru_cache(maxsize=4096)
+def outer_positions(top_left: int, size: int, new_size: int) -> tuple[int, ...]:
     """Top-left squares of ``new_size`` footprints inside the grid that cover a footprint (R16)."""
     row, col = divmod(top_left, COLS)
     span = new_size - size
@@ -243,4 +246,4 @@ def outer_positions(top_left: int, size: int, new_size: int) -> list[int]:
             r, c = row + dr, col + dc
             if r >= 0 and c >= 0 and r + new_size <= ROWS and c + new_size <= COLS:
                 out.append(r * COLS + c)
-    return out
+    return tuple(out)

@@ -84,7 +84,9 @@ def _free_spots(state: GameState, size: int) -> list[int]:
     grid = BoardIndex(state.boards[Age.REASON]).grid
     out = []
     for fp in reversed(FOOTPRINTS[size]):
-        if fp is not None and all(grid[c] == 0 and TERRAIN[c] is not Terrain.RIVER for c in fp.cells):
+        if fp is not None and all(
+            grid[c] == 0 and TERRAIN[c] is not Terrain.RIVER for c in fp.cells
+        ):
             out.append(fp.top_left)
             for c in fp.cells:
                 grid[c] = -999
@@ -108,7 +110,9 @@ def _spend_cubes(state: GameState, seat: int, leave: int) -> None:
     player = state.players[seat]
     while player.cubes > leave:
         n = min(5, player.cubes - leave)
-        tile = Tile(id=state.next_tile_id, type=BuildingType.CITY, at=spots.pop(0), cubes=[seat] * n)
+        tile = Tile(
+            id=state.next_tile_id, type=BuildingType.CITY, at=spots.pop(0), cubes=[seat] * n
+        )
         state.next_tile_id += 1
         state.stock[BuildingType.CITY] -= 1
         player.cubes -= n

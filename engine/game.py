@@ -3,9 +3,11 @@ who won. ``apply`` checks, then applies to a copy: a refused action changes noth
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from . import rng
 from .actions import (
@@ -845,12 +847,13 @@ def _submultisets(cards: Sequence[Family], min_size: int = 0) -> list[tuple[Fami
     return [o for o in out if len(o) >= min_size]
 
 
-def iter_legal_actions(state: GameState, seat: int) -> Iterator[Action]:
+def iter_legal_specs(state: GameState, seat: int) -> Iterator[tuple[type[Action], dict[str, Any]]]:
+    """Every legal action as (class, fields): cheap to count, built only when needed."""
     if state.over:
         return
     if state.pending is not None:
         if seat == state.pending.seat:
-            yield from (Choose(option=i) for i in range(len(state.pending.options)))
+            yield from ((Choose, {"option": i}) for i in range(len(state.pending.options)))
         return
     if seat != state.turn:
         return
@@ -859,18 +862,18 @@ def iter_legal_actions(state: GameState, seat: int) -> Iterator[Action]:
     hand = player.hand
     if not ts.acted:
         if not ts.exchanged and player.ecus >= EXCHANGE_COST:
-            yield from (Exchange(discard=d) for d in _submultisets(hand, 1))
+            yield from ((Exchange, {"discard": d}) for d in _submultisets(hand, 1))
         if state.options.holdem and not ts.holdem_used:
             for fam in sorted(set(state.reserve), key=FAMILY_ORDER.index):
                 for k in range(1, state.reserve.count(fam) + 1):
                     for give in _submultisets(hand, k):
                         if len(give) == k:
-                            yield HoldemSwap(take=(fam,) * k, give=give)
+                            yield HoldemSwap, {"take": (fam,) * k, "give": give}
     if player.ecus >= TRAVEL_COST:
         for i in range(ADVENTURERS):
             for dest in Age:
                 if dest is not player.adventurers[i]:
-                    yield Travel(to=dest, adventurer=i)
+                    yield Travel, {"to": dest, "adventurer": i}
     ctx = Ctx(state)
     for age in (Age.MIGHT, Age.FAITH):
         room = allowance(player, age)
@@ -884,8 +887,14 @@ def iter_legal_actions(state: GameState, seat: int) -> Iterator[Action]:
                 continue
             for place in legal_construct_squares(ctx, age, btype):
                 for extra in _payments(hand, place, room):
-                    yield Construct(
-                        age=age, building=btype, square=square_name(place.at), surcharge=extra
+                    yield (
+                        Construct,
+                        {
+                            "age": age,
+                            "building": btype,
+                            "square": square_name(place.at),
+                            "surcharge": extra,
+                        },
                     )
         idx = ctx.index(age)
         for b in sorted(idx.buildings.values(), key=lambda b: b.at):
@@ -894,17 +903,20 @@ def iter_legal_actions(state: GameState, seat: int) -> Iterator[Action]:
             for to in upgrade_targets(b.type):
                 for place in legal_upgrade_placements(ctx, seat, age, b, to):
                     for extra in _payments(hand, place, room):
-                        yield Upgrade(
-                            age=age,
-                            square=square_name(b.at),
-                            to=to,
-                            at=square_name(place.at),
-                            surcharge=extra,
+                        yield (
+                            Upgrade,
+                            {
+                                "age": age,
+                                "square": square_name(b.at),
+                                "to": to,
+                                "at": square_name(place.at),
+                                "surcharge": extra,
+                            },
                         )
         if player.ecus >= DEMOLISH_ECUS:
             for b in sorted(idx.buildings.values(), key=lambda b: b.at):
                 if not b.printed and BUILDINGS[b.type].size == 1 and b.family in hand:
-                    yield Demolish(age=age, square=square_name(b.at))
+                    yield Demolish, {"age": age, "square": square_name(b.at)}
     room = allowance(player, Age.REASON)
     if room:
         idx = ctx.index(Age.REASON)
@@ -916,7 +928,7 @@ def iter_legal_actions(state: GameState, seat: int) -> Iterator[Action]:
                     space = capacity(b.type) - len(b.tile.cubes)
                 top = min(space, hand.count(Family.CIVIL), room, player.cubes)
                 for k in range(1, top + 1):
-                    yield Populate(square=square_name(b.at), count=k)
+                    yield Populate, {"square": square_name(b.at), "count": k}
             elif b.ruin:
                 assert b.tile is not None
                 owed = BUILDINGS[b.type].ruin_value - (1 if b.tile.marker is not None else 0)
@@ -924,17 +936,36 @@ def iter_legal_actions(state: GameState, seat: int) -> Iterator[Action]:
                     if k < owed and player.cubes <= 0:
                         continue
                     if hand.count(b.family) >= k and room >= k:
-                        yield Renovate(square=square_name(b.at), cards=k)
-    yield from (EndTurn(discard=d) for d in _submultisets(hand))
+                        yield Renovate, {"square": square_name(b.at), "cards": k}
+    yield from ((EndTurn, {"discard": d}) for d in _submultisets(hand))
+
+
+def iter_legal_actions(state: GameState, seat: int) -> Iterator[Action]:
+    for cls, fields in iter_legal_specs(state, seat):
+        yield cls.model_construct(**fields)
 
 
 def _payments(hand: Sequence[Family], place: Placement, room: int) -> list[tuple[Family, ...]]:
+    """The distinct ways ``hand`` pays ``place`` within the adventurers' ``room`` (R14, R18)."""
     if place.total > room:
         return []
-    base = (place.family,) * place.base
-    if not has_cards(hand, base):
+    have = hand.count(place.family)
+    if have < place.base:
         return []
-    return surcharge_options(hand, base, place.extra)
+    left = (
+        hand.count(Family.MILITARY),
+        hand.count(Family.RELIGIOUS),
+        hand.count(Family.CIVIL),
+    )
+    i = FAMILY_ORDER.index(place.family)
+    after = tuple(n - place.base if j == i else n for j, n in enumerate(left))
+    return _surcharges(after, place.extra)
+
+
+@functools.lru_cache(maxsize=256)
+def _surcharges(left: tuple[int, int, int], n: int) -> list[tuple[Family, ...]]:
+    hand = [f for f, k in zip(FAMILY_ORDER, left, strict=True) for _ in range(k)]
+    return surcharge_options(hand, (), n)
 
 
 @dataclass(frozen=True)

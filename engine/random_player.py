@@ -5,15 +5,16 @@ from __future__ import annotations
 import random
 
 from .actions import Action
-from .game import apply, current_seat, legal_actions, new_game
+from .game import apply, current_seat, iter_legal_specs, new_game
 from .state import GameState, Options
 
 
 def random_action(state: GameState, chooser: random.Random) -> tuple[int, Action]:
     seat = current_seat(state)
     assert seat is not None
-    actions = legal_actions(state, seat)
-    return seat, chooser.choice(actions)
+    specs = list(iter_legal_specs(state, seat))
+    cls, fields = chooser.choice(specs)
+    return seat, cls.model_construct(**fields)
 
 
 def play_random_game(

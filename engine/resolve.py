@@ -213,8 +213,7 @@ def _ripple_step(
             events.append(
                 Event(
                     kind="not_rippled",
-                    text=f"{what} at {where} does not ripple to Faith (R27): "
-                    f"{problem.message}",
+                    text=f"{what} at {where} does not ripple to Faith (R27): " f"{problem.message}",
                     age=dst,
                     squares=list(fp.cells),
                 )
@@ -321,7 +320,7 @@ def smaller_type(state: GameState, btype: BuildingType) -> BuildingType | None:
 
 
 def _default_position(
-    state: GameState, age: Age, tile: Tile, new_type: BuildingType, positions: list[int]
+    state: GameState, age: Age, tile: Tile, new_type: BuildingType, positions: Sequence[int]
 ) -> int:
     """R37: the position that keeps the tile in the largest domain, ties in reading order."""
     old_type, old_at = tile.type, tile.at

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from .board import FOOTPRINTS, Footprint, outer_positions, square_name
@@ -175,10 +175,23 @@ class Placement:
         return self.base + self.extra
 
 
-def construct_problem(ctx: Ctx, age: Age, btype: BuildingType, at: int) -> IllegalAction | None:
-    """Board-side legality of a construction (no cards): R15, R18, R20, R21, R40."""
-    name = f"{article(btype).capitalize()} {btype.label} at {square_name(at)}"
+# A refusal without its sentence, for the generators that only need a yes or a no.
+ILLEGAL = IllegalAction("", "")
+
+
+def construct_problem(
+    ctx: Ctx, age: Age, btype: BuildingType, at: int, explain: bool = True
+) -> IllegalAction | None:
+    """Board-side legality of a construction (no cards): R15, R18, R20, R21, R40.
+
+    With ``explain=False`` a refusal is the shared ``ILLEGAL`` (no sentence is built)."""
+
+    def name() -> str:
+        return f"{article(btype).capitalize()} {btype.label} at {square_name(at)}"
+
     if age is Age.REASON:
+        if not explain:
+            return ILLEGAL
         return IllegalAction(
             "R40 Reason: nothing is constructed in the age of Reason; there you populate and "
             "renovate.",
@@ -187,8 +200,10 @@ def construct_problem(ctx: Ctx, age: Age, btype: BuildingType, at: int) -> Illeg
     spec = BUILDINGS[btype]
     fp = FOOTPRINTS[spec.size][at]
     if fp is None:
+        if not explain:
+            return ILLEGAL
         return IllegalAction(
-            f"R15 Grid: {name} would stick out of the board; a size-"
+            f"R15 Grid: {name()} would stick out of the board; a size-"
             f"{spec.size} building needs {spec.size}x{spec.size} squares inside A1-T16.",
             "R15",
         )
@@ -196,6 +211,8 @@ def construct_problem(ctx: Ctx, age: Age, btype: BuildingType, at: int) -> Illeg
     grid = idx.grid
     for c in fp.cells:
         if grid[c] != 0:
+            if not explain:
+                return ILLEGAL
             occupant = idx.buildings[grid[c]]
             kind = (
                 "a printed Hamlet"
@@ -208,15 +225,19 @@ def construct_problem(ctx: Ctx, age: Age, btype: BuildingType, at: int) -> Illeg
                 "R15",
             )
     if fp.river and btype not in (BuildingType.TOWN, BuildingType.CITY):
+        if not explain:
+            return ILLEGAL
         return IllegalAction(
-            f"R18 River: {name} would cover a river square; only a Town or City may stand "
+            f"R18 River: {name()} would cover a river square; only a Town or City may stand "
             f"on the river.",
             "R18",
         )
     if ctx.state.stock[btype] <= 0:
+        if not explain:
+            return ILLEGAL
         return IllegalAction(f"R15 Stock: no {btype.label} tile is left in the stock.", "R15")
     if spec.family is not Family.CIVIL:
-        return hierarchy_problem(idx, age, btype, fp, set(), name)
+        return hierarchy_problem(idx, age, btype, fp, set(), name, explain)
     return None
 
 
@@ -226,7 +247,8 @@ def hierarchy_problem(
     btype: BuildingType,
     fp: Footprint,
     own: set[int],
-    name: str,
+    name: str | Callable[[], str],
+    explain: bool = True,
 ) -> IllegalAction | None:
     """R20 Dominion and R21 Hierarchy for a military/religious footprint.
 
@@ -234,26 +256,38 @@ def hierarchy_problem(
     spec = BUILDINGS[btype]
     keys = idx.neighbour_keys(fp.cells, fp.border) - own
     label = idx.label
-    domains = {label[k] for k in keys}
-    own_domains = {label[k] for k in own}
-    if len(domains | own_domains) >= 2:
+    joined = {label[k] for k in keys} | {label[k] for k in own}
+    if len(joined) >= 2:
+        if not explain:
+            return ILLEGAL
         return IllegalAction(
-            f"R20 Dominion: {name} would join two domains; only a civil building may join "
-            f"domains.",
+            f"R20 Dominion: {_text(name)} would join two domains; only a civil building may "
+            f"join domains.",
             "R20",
         )
-    joined = domains | own_domains
-    members = [m for m in idx.domains[joined.pop()].members if m not in own] if joined else []
-    tops = idx.top_buildings(members, spec.family)
-    if tops and tops[0].value == spec.value:
-        rival = tops[0]
+    if not joined:
+        return None
+    dom = idx.domains[joined.pop()]
+    if own:
+        tops = idx.top_buildings([m for m in dom.members if m not in own], spec.family)
+        top_value = tops[0].value if tops else 0
+    else:
+        top_value = dom.top.get(spec.family, (0, 0))[0]
+    if top_value == spec.value:
+        if not explain:
+            return ILLEGAL
+        rival = idx.top_buildings([m for m in dom.members if m not in own], spec.family)[0]
         return IllegalAction(
-            f"R21 Hierarchy: {name} would equal the {rival.type.label} at "
+            f"R21 Hierarchy: {_text(name)} would equal the {rival.type.label} at "
             f"{square_name(rival.at)}, the highest {spec.family.value} building of its domain; "
             f"build lower or higher.",
             "R21",
         )
     return None
+
+
+def _text(name: str | Callable[[], str]) -> str:
+    return name if isinstance(name, str) else name()
 
 
 def construct_placement(ctx: Ctx, age: Age, btype: BuildingType, at: int) -> Placement:
@@ -270,7 +304,7 @@ def legal_construct_squares(ctx: Ctx, age: Age, btype: BuildingType) -> list[Pla
     for at, fp in enumerate(FOOTPRINTS[size]):
         if fp is None:
             continue
-        if construct_problem(ctx, age, btype, at) is None:
+        if construct_problem(ctx, age, btype, at, explain=False) is None:
             out.append(construct_placement(ctx, age, btype, at))
     return out
 

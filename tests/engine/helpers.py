@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from engine import Age, BuildingType, EngineError, Event, GameState, apply, check, invariant_problems
+from engine import (
+    Age,
+    BuildingType,
+    EngineError,
+    Event,
+    GameState,
+    apply,
+    check,
+    invariant_problems,
+)
 from engine.actions import Action
 from engine.builder import tile_at
 

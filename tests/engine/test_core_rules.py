@@ -7,7 +7,6 @@ from pydantic import ValidationError
 
 from engine import (
     BUILDINGS,
-    Age,
     BuildingType,
     Construct,
     Demolish,
@@ -30,7 +29,7 @@ from engine import (
     square_name,
 )
 from engine.board import MAP, TERRAIN, map_problems, parse_map
-from engine.builder import cards, position, tile_at
+from engine.builder import position, tile_at
 
 from .helpers import F, M, R, kind_at, play, refused, texts
 
@@ -344,11 +343,15 @@ def test_r18_forest_and_mountain_surcharges(players: int, forest: int, mountain:
 
 def test_r18_surcharge_payment_is_part_of_the_action() -> None:
     s = position(2, hands={0: "mrcc"})
-    s2, _ = play(s, 0, Construct(age=M, building=BuildingType.WATCHTOWER, square="B2", surcharge=(REL,)))
+    s2, _ = play(
+        s, 0, Construct(age=M, building=BuildingType.WATCHTOWER, square="B2", surcharge=(REL,))
+    )
     assert s2.players[0].hand == [CIV, CIV]
     s3, _ = play(s, 0, Construct(age=M, building=BuildingType.WATCHTOWER, square="B2"))
     assert sorted(s3.players[0].hand) == sorted([REL, CIV])  # the default pays with a civil card
-    refused(s, 0, Construct(age=M, building=BuildingType.WATCHTOWER, square="B2", surcharge=()), "R18")
+    refused(
+        s, 0, Construct(age=M, building=BuildingType.WATCHTOWER, square="B2", surcharge=()), "R18"
+    )
 
 
 # --- R19-R21: domains, dominion, hierarchy ---------------------------------------------------
@@ -408,8 +411,9 @@ def test_scenario_demolish_a_chapel_for_one_religious_card_and_one_ecu() -> None
 
 
 def test_r22_demolish_limits() -> None:
-    s = position(2, might="Keep F4 1; Town H4", reason="Town H4", hands={0: "mrcc"},
-                 adventurers={0: [M, R]})
+    s = position(
+        2, might="Keep F4 1; Town H4", reason="Town H4", hands={0: "mrcc"}, adventurers={0: [M, R]}
+    )
     refused(s, 0, Demolish(age=M, square="F4"), "R22")  # size 2
     refused(s, 0, Demolish(age=M, square="H2"), "R22")  # printed hamlet
     refused(s, 0, Demolish(age=R, square="H4"), "R22")  # not on Reason
@@ -428,8 +432,9 @@ def test_r40_no_construction_on_reason() -> None:
 
 
 def test_scenario_populate_red_then_white_fill_a_town() -> None:
-    s = position(3, reason="Town H4", hands={0: "ccmm", 1: "ccmm"},
-                 adventurers={0: [R, R], 1: [R, R]})
+    s = position(
+        3, reason="Town H4", hands={0: "ccmm", 1: "ccmm"}, adventurers={0: [R, R], 1: [R, R]}
+    )
     s, _ = play(s, 0, Populate(square="H2"))  # the printed Hamlet
     s, _ = play(s, 0, Populate(square="H4"))
     s, _ = play(s, 0, EndTurn())
@@ -444,8 +449,9 @@ def test_scenario_populate_red_then_white_fill_a_town() -> None:
 
 
 def test_r41_populate_needs_cubes_civil_buildings_and_reason() -> None:
-    s = position(2, reason="Keep F4 ruin; Town H4", hands={0: "ccmm"}, adventurers={0: [R, R]},
-                 cubes={0: 0})
+    s = position(
+        2, reason="Keep F4 ruin; Town H4", hands={0: "ccmm"}, adventurers={0: [R, R]}, cubes={0: 0}
+    )
     refused(s, 0, Populate(square="H4"), "R41")
     s = position(2, reason="Keep F4 ruin; Town H4", hands={0: "ccmm"}, adventurers={0: [R, R]})
     refused(s, 0, Populate(square="F4"), "R41")
@@ -458,8 +464,12 @@ def test_r42_renovate_keep_ruin_for_one_card() -> None:
 
 
 def test_r42_castle_ruin_paid_over_two_turns_by_two_players() -> None:
-    s = position(2, reason="Castle F4 ruin; Abbey F8 ruin", hands={0: "mrcc", 1: "mrcc"},
-                 adventurers={0: [R, M], 1: [R, M]})
+    s = position(
+        2,
+        reason="Castle F4 ruin; Abbey F8 ruin",
+        hands={0: "mrcc", 1: "mrcc"},
+        adventurers={0: [R, M], 1: [R, M]},
+    )
     s, _ = play(s, 0, Renovate(square="F4", cards=1))
     castle = tile_at(s, R, "F4")
     assert castle.ruin and castle.marker == 0 and s.players[0].cubes == 24
@@ -520,7 +530,9 @@ def test_scenario_reason_income_five() -> None:
 
 
 def test_r49_tied_leaders_each_collect_and_no_cubes_no_income() -> None:
-    s = position(3, reason="Keep F4 ruin; Town H4 cubes=0,1", adventurers={0: [R, R], 1: [R, R], 2: [R, R]})
+    s = position(
+        3, reason="Keep F4 ruin; Town H4 cubes=0,1", adventurers={0: [R, R], 1: [R, R], 2: [R, R]}
+    )
     assert income(s, 0)[0] == 1 and income(s, 1)[0] == 1 and income(s, 2)[0] == 0
 
 
@@ -547,7 +559,15 @@ def test_every_legal_action_passes_check_in_a_busy_position() -> None:
     )
     acts = legal_actions(s, 0)
     kinds = {a.kind for a in acts}
-    assert {"construct", "upgrade", "travel", "populate", "renovate", "demolish", "end_turn"} <= kinds
+    assert {
+        "construct",
+        "upgrade",
+        "travel",
+        "populate",
+        "renovate",
+        "demolish",
+        "end_turn",
+    } <= kinds
     for a in acts:
         apply(s, 0, a)  # raises if the generator and the checks disagree
     assert invariant_problems(s) == []

@@ -4,7 +4,6 @@ rulebook's worked examples (seed 000, pages 5-7)."""
 from __future__ import annotations
 
 from engine import (
-    Age,
     BuildingType,
     Choose,
     Construct,
@@ -71,8 +70,9 @@ def test_r23_nothing_ripples_backwards_and_faith_buildings_reach_reason_only() -
 
 
 def test_r25_castle_upgrade_puts_a_castle_ruin_even_over_a_renovated_keep() -> None:
-    s = position(2, might="Keep F4 0", faith="Keep F4 0 copy", reason="Keep F4 copy",
-                 hands={0: "mrcc"})
+    s = position(
+        2, might="Keep F4 0", faith="Keep F4 0 copy", reason="Keep F4 copy", hands={0: "mrcc"}
+    )
     s, events = play(s, 0, Upgrade(age=M, square="F4", to=CASTLE, at="F4"))
     assert tile_at(s, F, "H6").type is CASTLE and tile_at(s, F, "H6").owner == 0
     reason = tile_at(s, R, "H6")
@@ -120,8 +120,9 @@ def test_r27_scenario_monastery_not_rippled_because_of_hierarchy() -> None:
 
 def test_r27_r29_scenario_might_monastery_shadow_erases_the_faith_monastery() -> None:
     # Green's (1) Monastery was built on Faith; Blue (2) builds one on Might at the same place.
-    s = position(3, faith="Monastery G5 1", reason="Monastery G5 ruin copy", hands={2: "rrmc"},
-                 turn=2)
+    s = position(
+        3, faith="Monastery G5 1", reason="Monastery G5 ruin copy", hands={2: "rrmc"}, turn=2
+    )
     green_cubes = s.players[1].cubes
     s, events = play(s, 2, Construct(age=M, building=MON, square="F4"))
     faith = tile_at(s, F, "F4")
@@ -150,13 +151,16 @@ def test_r28_civil_copy_junction_on_faith_is_provoked_by_the_builder() -> None:
 
 
 def test_r31_on_faith_religious_is_checked_before_military() -> None:
-    s = position(4, faith="Keep F4 1; Monastery F6 1; Keep I4 2; Monastery I6 2",
-                 hands={0: "cccm"}, adventurers={0: [F, F]})
+    s = position(
+        4,
+        faith="Keep F4 1; Monastery F6 1; Keep I4 2; Monastery I6 2",
+        hands={0: "cccm"},
+        adventurers={0: [F, F]},
+    )
     s, _ = play(s, 0, Construct(age=F, building=HAMLET, square="H6"))
     assert s.pending is not None and s.pending.kind == "downsize_which"
     assert all("Monastery" in o.label for o in s.pending.options)
-    t = position(4, might="Keep F4 1; Monastery F6 1; Keep I4 2; Monastery I6 2",
-                 hands={0: "cccm"})
+    t = position(4, might="Keep F4 1; Monastery F6 1; Keep I4 2; Monastery I6 2", hands={0: "cccm"})
     t, _ = play(t, 0, Construct(age=M, building=HAMLET, square="H6"))
     assert t.pending is not None and all("Keep" in o.label for o in t.pending.options)
 
