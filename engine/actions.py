@@ -5,7 +5,7 @@ Squares are given as names (``"C4"``) so that actions read well in the move log.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -112,7 +112,7 @@ Action = Annotated[
     Field(discriminator="kind"),
 ]
 
-ACTION_ADAPTER: TypeAdapter[Action] = TypeAdapter(Action)  # type: ignore[arg-type]
+ACTION_ADAPTER = cast("TypeAdapter[Action]", TypeAdapter(cast(Any, Action)))
 
 
 def parse_action(data: object) -> Action:

@@ -9,6 +9,7 @@ Ripples and paradoxes never need a choice, so they happen at once, inside the mo
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
 from .board import FOOTPRINTS, PRINTED_HAMLETS, inner_positions, square_name
 from .constants import BUILDINGS, HIERARCHY_ORDER, LADDER, Age, BuildingType, Family
