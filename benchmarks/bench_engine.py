@@ -1,0 +1,60 @@
+"""Engine speed: prints the figures issues 2 and 3 ask for.
+
+- median ``apply`` of a typical action (all actions of random games, and constructs/upgrades
+  alone, which include ripple and cascade resolution);
+- full legal construct placements for one building type on one board (mid-game);
+- complete random 4-player games.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from engine import Age, BuildingType, Options, apply, current_seat, new_game  # noqa: E402
+from engine.random_player import play_random_game, random_action  # noqa: E402
+from engine.rules import Ctx, legal_construct_squares  # noqa: E402
+
+
+def main() -> None:
+    apply_all: list[float] = []
+    apply_build: list[float] = []
+    placements: list[float] = []
+    for seed in range(20):
+        state = new_game(Options(players=4), seed)
+        chooser = random.Random(seed)
+        while not state.over:
+            seat = current_seat(state)
+            assert seat is not None
+            _, action = random_action(state, chooser)
+            t0 = time.perf_counter()
+            state, _ = apply(state, seat, action)
+            dt = (time.perf_counter() - t0) * 1000
+            apply_all.append(dt)
+            if action.kind in ("construct", "upgrade", "choose"):
+                apply_build.append(dt)
+            if state.round == 4 and len(placements) < 200:
+                t0 = time.perf_counter()
+                legal_construct_squares(Ctx(state), Age.MIGHT, BuildingType.KEEP)
+                placements.append((time.perf_counter() - t0) * 1000)
+    games: list[float] = []
+    for seed in range(100, 110):
+        t0 = time.perf_counter()
+        play_random_game(Options(players=4), seed)
+        games.append(time.perf_counter() - t0)
+    print(f"apply, any action:          median {statistics.median(apply_all):.3f} ms "
+          f"(p95 {statistics.quantiles(apply_all, n=20)[18]:.3f} ms, n={len(apply_all)})")
+    print(f"apply, construct/upgrade/choose with ripples and cascades: median "
+          f"{statistics.median(apply_build):.3f} ms (n={len(apply_build)})")
+    print(f"legal Keep placements on Might (mid-game): median {statistics.median(placements):.2f} ms")
+    print(f"random 4-player game (uniform random legal player): median "
+          f"{statistics.median(games):.2f} s, max {max(games):.2f} s")
+
+
+if __name__ == "__main__":
+    main()
