@@ -1,0 +1,59 @@
+"""Golden images of fixed states (STYLE 12): an empty board, a mid-game move, the end."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageDraw
+
+from engine import Age
+from render import age_png, boards_png, hand_png, highlights_from_events
+
+from . import golden_helper, states
+from .golden_helper import assert_matches_golden
+
+
+def test_golden_boards_empty() -> None:
+    assert_matches_golden("boards_empty", boards_png(states.empty(), states.NAMES_2))
+
+
+def test_golden_boards_mid_game_with_ripples_ruins_cubes_and_highlight() -> None:
+    view, events, _ = states.mid_game()
+    png = boards_png(view, states.NAMES_4, highlights_from_events(events))
+    assert_matches_golden("boards_mid", png)
+
+
+def test_golden_age_reason_large() -> None:
+    view, events, _ = states.mid_game()
+    png = age_png(view, Age.REASON, states.NAMES_4, highlights_from_events(events))
+    assert_matches_golden("age_reason_mid", png)
+
+
+def test_golden_boards_end_of_game() -> None:
+    assert_matches_golden("boards_end", boards_png(states.end_game(), states.NAMES_5))
+
+
+def test_golden_hand_with_holdem_reserve() -> None:
+    _, _, hand_view = states.mid_game()
+    assert_matches_golden("hand_mid", hand_png(hand_view, states.NAMES_4))
+
+
+def test_a_changed_image_fails_and_saves_both_images(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(golden_helper, "FAILED", tmp_path)
+    monkeypatch.setattr(golden_helper, "REGEN", False)
+    view = states.empty()
+    img = Image.open(io.BytesIO(boards_png(view, states.NAMES_2))).convert("RGB")
+    ImageDraw.Draw(img).rectangle((100, 600, 700, 1200), fill=(255, 0, 0))
+    buf = io.BytesIO()
+    img.save(buf, format="PNG")
+    with pytest.raises(AssertionError, match="mean pixel difference"):
+        golden_helper.assert_matches_golden("boards_empty", buf.getvalue())
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "boards_empty.actual.png",
+        "boards_empty.diff.png",
+        "boards_empty.expected.png",
+    ]
