@@ -10,6 +10,7 @@ import asyncio
 import datetime as dt
 import itertools
 import mimetypes
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -482,6 +483,7 @@ class FakeMessage:
     loading: bool = False  # a deferred "Bot is thinking..." message
     member: FakeMember | None = None
     history: list[dict[str, Any]] = field(default_factory=list)  # previous versions
+    allowed_mentions: dict[str, Any] | None = None  # as sent; None: Discord's default (all)
 
     EPHEMERAL = 64
     LOADING = 128
@@ -493,6 +495,21 @@ class FakeMessage:
     @property
     def created_at(self) -> dt.datetime:
         return snowflake_time(self.id)
+
+    def mentioned_user_ids(self) -> list[int]:
+        """Users written as ``<@id>`` in the content."""
+        return [int(m) for m in re.findall(r"<@!?(\d+)>", self.content)]
+
+    def notified_user_ids(self) -> list[int]:
+        """Users Discord would ping: the mentions that ``allowed_mentions`` lets through."""
+        mentioned = self.mentioned_user_ids()
+        am = self.allowed_mentions
+        if am is None:
+            return mentioned
+        allowed = {int(u) for u in am.get("users") or []}
+        if "users" in (am.get("parse") or []):
+            return mentioned
+        return [u for u in mentioned if u in allowed]
 
     def custom_ids(self) -> list[str]:
         return [c["custom_id"] for c in iter_components(self.components) if "custom_id" in c]

@@ -352,6 +352,8 @@ class RestMixin:
             msg.embeds = [body["embed"]]
         if "components" in body or not edit:
             msg.components = list(body.get("components") or [])
+        if "allowed_mentions" in body:
+            msg.allowed_mentions = body["allowed_mentions"]
         if attachments is not None:
             msg.attachments = attachments
         if "flags" in body and body["flags"] is not None:

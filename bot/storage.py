@@ -1,0 +1,531 @@
+"""SQLite storage for games (style 9): one file in the data directory, WAL mode, numbered
+migrations recorded in ``PRAGMA user_version``, one write transaction at a time.
+
+Two aiosqlite connections share the file:
+
+- the **writer**, used only inside ``Storage.write()``: an ``asyncio.Lock`` lets one
+  transaction at a time run on it (``BEGIN IMMEDIATE`` … ``COMMIT``), so writes never interleave;
+- the **reader**, used by ``Storage.read()`` for status, hands and history: WAL lets it read the
+  last committed state while a write is under way.
+
+Nothing here knows the rules or Discord; rows come back as small frozen dataclasses and the
+JSON columns as text (the service validates them).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+
+from engine import StaleState
+
+DB_FILENAME = "khronos.sqlite3"
+
+LIVE_STATUSES = ("lobby", "active")
+
+# --- migrations: a numbered list; migration i (1-based) brings user_version from i-1 to i -----
+
+MIGRATIONS: list[str] = [
+    # 1: games, seats, the move log, timers
+    """
+    CREATE TABLE games (
+        id             INTEGER PRIMARY KEY,
+        guild_id       INTEGER,
+        channel_id     INTEGER NOT NULL,
+        creator_id     INTEGER NOT NULL,
+        status         TEXT NOT NULL
+                       CHECK (status IN ('lobby', 'active', 'over', 'abandoned')),
+        settings       TEXT NOT NULL,          -- JSON: seats wanted, Hold'em, reminder hours …
+        seed           INTEGER NOT NULL,
+        state          TEXT,                   -- JSON GameState; NULL in the lobby
+        checkpoint     TEXT,                   -- JSON GameState after the last card draw
+        checkpoint_seq INTEGER NOT NULL DEFAULT 0,  -- move-log seq of that checkpoint
+        version        INTEGER NOT NULL DEFAULT 0,
+        created_at     REAL NOT NULL,
+        updated_at     REAL NOT NULL
+    );
+    -- one live game per channel (a thread is a channel); finished games stay for history
+    CREATE UNIQUE INDEX games_live_channel ON games (channel_id)
+        WHERE status IN ('lobby', 'active');
+    CREATE INDEX games_channel ON games (channel_id, id);
+
+    CREATE TABLE seats (
+        game_id   INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+        seat      INTEGER NOT NULL,             -- engine seat once started; join order before
+        user_id   INTEGER NOT NULL,
+        name      TEXT NOT NULL,
+        joined_at REAL NOT NULL,
+        PRIMARY KEY (game_id, seat),
+        UNIQUE (game_id, user_id)
+    );
+
+    CREATE TABLE moves (
+        id         INTEGER PRIMARY KEY,
+        game_id    INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+        seq        INTEGER NOT NULL,            -- 1, 2, 3 … within the game
+        version    INTEGER NOT NULL,            -- the game version this entry produced
+        seat       INTEGER NOT NULL,
+        user_id    INTEGER,                     -- NULL when a timer acted (deadline)
+        kind       TEXT NOT NULL CHECK (kind IN ('action', 'undo')),
+        action     TEXT NOT NULL,               -- JSON: engine action, or {"undoes": seq}
+        events     TEXT NOT NULL,               -- JSON list of engine events
+        step       INTEGER NOT NULL,            -- state.step after this entry
+        created_at REAL NOT NULL,
+        UNIQUE (game_id, seq),
+        UNIQUE (game_id, version)
+    );
+
+    CREATE TABLE timers (
+        id         INTEGER PRIMARY KEY,
+        game_id    INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+        kind       TEXT NOT NULL,               -- reminder, deadline_warning, deadline
+        seat       INTEGER,
+        user_id    INTEGER,
+        due_at     REAL NOT NULL,
+        payload    TEXT NOT NULL DEFAULT '{}',
+        created_at REAL NOT NULL
+    );
+    CREATE INDEX timers_due ON timers (due_at);
+    CREATE INDEX timers_game ON timers (game_id);
+    """,
+]
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+# --- rows -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GameRow:
+    id: int
+    guild_id: int | None
+    channel_id: int
+    creator_id: int
+    status: str
+    settings: str
+    seed: int
+    state: str | None
+    checkpoint: str | None
+    checkpoint_seq: int
+    version: int
+    created_at: float
+    updated_at: float
+
+    @property
+    def is_live(self) -> bool:
+        return self.status in LIVE_STATUSES
+
+
+@dataclass(frozen=True)
+class SeatRow:
+    game_id: int
+    seat: int
+    user_id: int
+    name: str
+    joined_at: float
+
+
+@dataclass(frozen=True)
+class MoveRow:
+    id: int
+    game_id: int
+    seq: int
+    version: int
+    seat: int
+    user_id: int | None
+    kind: str
+    action: str
+    events: str
+    step: int
+    created_at: float
+
+
+@dataclass(frozen=True)
+class TimerRow:
+    id: int
+    game_id: int
+    kind: str
+    seat: int | None
+    user_id: int | None
+    due_at: float
+    payload: str
+    created_at: float
+
+
+_GAME_COLS = (
+    "id, guild_id, channel_id, creator_id, status, settings, seed, state, checkpoint, "
+    "checkpoint_seq, version, created_at, updated_at"
+)
+_MOVE_COLS = "id, game_id, seq, version, seat, user_id, kind, action, events, step, created_at"
+_TIMER_COLS = "id, game_id, kind, seat, user_id, due_at, payload, created_at"
+
+
+# --- queries shared by reads and write transactions ------------------------------------------
+
+
+class Queries:
+    """Statements on one connection. ``Tx`` adds the writes."""
+
+    def __init__(self, conn: aiosqlite.Connection) -> None:
+        self._conn = conn
+
+    # execute_fetchall is one hop to aiosqlite's thread (execute + fetch + close are three)
+    async def _one(self, sql: str, args: Sequence[Any] = ()) -> sqlite3.Row | None:
+        rows = await self._conn.execute_fetchall(sql, args)
+        return next(iter(rows), None)
+
+    async def _all(self, sql: str, args: Sequence[Any] = ()) -> list[sqlite3.Row]:
+        return list(await self._conn.execute_fetchall(sql, args))
+
+    async def game(self, game_id: int) -> GameRow | None:
+        row = await self._one(f"SELECT {_GAME_COLS} FROM games WHERE id = ?", (game_id,))
+        return GameRow(*row) if row else None
+
+    async def game_for_channel(self, channel_id: int, *, live_only: bool = False) -> GameRow | None:
+        """The channel's live game (lobby or active); else, unless ``live_only``, its latest."""
+        row = await self._one(
+            f"SELECT {_GAME_COLS} FROM games WHERE channel_id = ? "
+            "ORDER BY status IN ('lobby', 'active') DESC, id DESC LIMIT 1",
+            (channel_id,),
+        )
+        game = GameRow(*row) if row else None
+        if game is not None and live_only and not game.is_live:
+            return None
+        return game
+
+    async def games(self, *, status: str | None = None) -> list[GameRow]:
+        if status is None:
+            rows = await self._all(f"SELECT {_GAME_COLS} FROM games ORDER BY id")
+        else:
+            rows = await self._all(
+                f"SELECT {_GAME_COLS} FROM games WHERE status = ? ORDER BY id", (status,)
+            )
+        return [GameRow(*r) for r in rows]
+
+    async def seats(self, game_id: int) -> list[SeatRow]:
+        rows = await self._all(
+            "SELECT game_id, seat, user_id, name, joined_at FROM seats WHERE game_id = ? "
+            "ORDER BY seat",
+            (game_id,),
+        )
+        return [SeatRow(*r) for r in rows]
+
+    async def moves(self, game_id: int, *, after_seq: int = 0) -> list[MoveRow]:
+        rows = await self._all(
+            f"SELECT {_MOVE_COLS} FROM moves WHERE game_id = ? AND seq > ? ORDER BY seq",
+            (game_id, after_seq),
+        )
+        return [MoveRow(*r) for r in rows]
+
+    async def last_moves(self, game_id: int, limit: int) -> list[MoveRow]:
+        rows = await self._all(
+            f"SELECT {_MOVE_COLS} FROM moves WHERE game_id = ? ORDER BY seq DESC LIMIT ?",
+            (game_id, limit),
+        )
+        return [MoveRow(*r) for r in reversed(rows)]
+
+    async def last_seq(self, game_id: int) -> int:
+        row = await self._one("SELECT MAX(seq) FROM moves WHERE game_id = ?", (game_id,))
+        return int(row[0]) if row and row[0] is not None else 0
+
+    async def timers(self, game_id: int) -> list[TimerRow]:
+        rows = await self._all(
+            f"SELECT {_TIMER_COLS} FROM timers WHERE game_id = ? ORDER BY due_at, id", (game_id,)
+        )
+        return [TimerRow(*r) for r in rows]
+
+    async def due_timers(self, now: float, limit: int = 100) -> list[TimerRow]:
+        rows = await self._all(
+            f"SELECT {_TIMER_COLS} FROM timers WHERE due_at <= ? ORDER BY due_at, id LIMIT ?",
+            (now, limit),
+        )
+        return [TimerRow(*r) for r in rows]
+
+    async def timer(self, timer_id: int) -> TimerRow | None:
+        row = await self._one(f"SELECT {_TIMER_COLS} FROM timers WHERE id = ?", (timer_id,))
+        return TimerRow(*row) if row else None
+
+    async def next_due(self) -> float | None:
+        row = await self._one("SELECT MIN(due_at) FROM timers")
+        return float(row[0]) if row and row[0] is not None else None
+
+
+class Tx(Queries):
+    """The writes, valid only inside ``Storage.write()`` (one open ``BEGIN IMMEDIATE``)."""
+
+    async def insert_game(
+        self,
+        *,
+        guild_id: int | None,
+        channel_id: int,
+        creator_id: int,
+        settings: str,
+        seed: int,
+        now: float,
+    ) -> int:
+        cur = await self._conn.execute(
+            "INSERT INTO games (guild_id, channel_id, creator_id, status, settings, seed, "
+            "version, created_at, updated_at) VALUES (?, ?, ?, 'lobby', ?, ?, 1, ?, ?)",
+            (guild_id, channel_id, creator_id, settings, seed, now, now),
+        )
+        assert cur.lastrowid is not None
+        return cur.lastrowid
+
+    async def update_game(
+        self, game_id: int, expected_version: int, *, now: float, **fields: Any
+    ) -> int:
+        """Set ``fields`` and ``version = version + 1`` only where the version is still
+        ``expected_version``; returns the new version. Raises StaleState otherwise."""
+        allowed = {"status", "settings", "state", "checkpoint", "checkpoint_seq", "creator_id"}
+        unknown = set(fields) - allowed
+        if unknown:
+            raise ValueError(f"unknown game fields {sorted(unknown)}")
+        sets = "".join(f"{name} = ?, " for name in fields)
+        cur = await self._conn.execute(
+            f"UPDATE games SET {sets}version = version + 1, updated_at = ? "
+            "WHERE id = ? AND version = ?",
+            (*fields.values(), now, game_id, expected_version),
+        )
+        if cur.rowcount != 1:
+            raise StaleState(
+                "The game changed while your command was being handled; look again and retry."
+            )
+        return expected_version + 1
+
+    async def add_seat(self, game_id: int, seat: int, user_id: int, name: str, now: float) -> None:
+        await self._conn.execute(
+            "INSERT INTO seats (game_id, seat, user_id, name, joined_at) VALUES (?, ?, ?, ?, ?)",
+            (game_id, seat, user_id, name, now),
+        )
+
+    async def remove_seat(self, game_id: int, user_id: int) -> None:
+        await self._conn.execute(
+            "DELETE FROM seats WHERE game_id = ? AND user_id = ?", (game_id, user_id)
+        )
+
+    async def replace_seats(self, game_id: int, seats: Sequence[SeatRow]) -> None:
+        await self._conn.execute("DELETE FROM seats WHERE game_id = ?", (game_id,))
+        await self._conn.executemany(
+            "INSERT INTO seats (game_id, seat, user_id, name, joined_at) VALUES (?, ?, ?, ?, ?)",
+            [(game_id, s.seat, s.user_id, s.name, s.joined_at) for s in seats],
+        )
+
+    async def append_move(
+        self,
+        *,
+        game_id: int,
+        seq: int,
+        version: int,
+        seat: int,
+        user_id: int | None,
+        kind: str,
+        action: str,
+        events: str,
+        step: int,
+        now: float,
+    ) -> None:
+        """Append one entry to the log; the UNIQUE (game_id, seq) and (game_id, version)
+        constraints make a duplicate entry impossible."""
+        await self._conn.execute(
+            "INSERT INTO moves (game_id, seq, version, seat, user_id, kind, action, events, "
+            "step, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (game_id, seq, version, seat, user_id, kind, action, events, step, now),
+        )
+
+    async def add_timer(
+        self,
+        *,
+        game_id: int,
+        kind: str,
+        due_at: float,
+        now: float,
+        seat: int | None = None,
+        user_id: int | None = None,
+        payload: dict[str, Any] | None = None,
+    ) -> int:
+        cur = await self._conn.execute(
+            "INSERT INTO timers (game_id, kind, seat, user_id, due_at, payload, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (game_id, kind, seat, user_id, due_at, json.dumps(payload or {}), now),
+        )
+        assert cur.lastrowid is not None
+        return cur.lastrowid
+
+    async def cancel_timers(self, game_id: int, kinds: Sequence[str] | None = None) -> None:
+        if kinds is None:
+            await self._conn.execute("DELETE FROM timers WHERE game_id = ?", (game_id,))
+        else:
+            marks = ", ".join("?" for _ in kinds)
+            await self._conn.execute(
+                f"DELETE FROM timers WHERE game_id = ? AND kind IN ({marks})", (game_id, *kinds)
+            )
+
+    async def reschedule_timer(self, timer_id: int, due_at: float) -> None:
+        await self._conn.execute("UPDATE timers SET due_at = ? WHERE id = ?", (due_at, timer_id))
+
+    async def delete_timer(self, timer_id: int) -> bool:
+        cur = await self._conn.execute("DELETE FROM timers WHERE id = ?", (timer_id,))
+        return cur.rowcount == 1
+
+
+# --- the storage object -------------------------------------------------------------------------
+
+
+class Storage:
+    """One SQLite file. ``await open()`` connects and migrates; ``await close()`` at the end."""
+
+    def __init__(self, path: str | Path, *, synchronous: str = "NORMAL") -> None:
+        self.path = Path(path)
+        self.synchronous = synchronous
+        self._writer: aiosqlite.Connection | None = None
+        self._reader: aiosqlite.Connection | None = None
+        self._write_lock = asyncio.Lock()
+        self._read_lock = asyncio.Lock()
+
+    @classmethod
+    def in_dir(cls, data_dir: str | Path, **kwargs: Any) -> Storage:
+        """The storage file ``khronos.sqlite3`` in ``data_dir`` (created if missing)."""
+        directory = Path(data_dir)
+        directory.mkdir(parents=True, exist_ok=True)
+        return cls(directory / DB_FILENAME, **kwargs)
+
+    async def _connect(self) -> aiosqlite.Connection:
+        conn = await aiosqlite.connect(self.path, isolation_level=None)
+        await conn.execute("PRAGMA busy_timeout = 10000")
+        await conn.execute("PRAGMA journal_mode = WAL")
+        # NORMAL in WAL mode: a killed process loses nothing committed; only a power cut may
+        # lose the last transactions (never corrupts). FULL syncs every commit.
+        await conn.execute(f"PRAGMA synchronous = {self.synchronous}")
+        await conn.execute("PRAGMA foreign_keys = ON")
+        return conn
+
+    async def open(self) -> Storage:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._writer = await self._connect()
+        try:
+            await self.migrate()
+            self._reader = await self._connect()
+            await self._reader.execute("PRAGMA query_only = ON")
+        except BaseException:
+            await self.close()
+            raise
+        return self
+
+    async def close(self) -> None:
+        for conn in (self._reader, self._writer):
+            if conn is not None:
+                await conn.close()
+        self._reader = self._writer = None
+
+    async def __aenter__(self) -> Storage:
+        return await self.open()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def schema_version(self) -> int:
+        assert self._writer is not None, "Storage.open() first"
+        async with self._writer.execute("PRAGMA user_version") as cur:
+            row = await cur.fetchone()
+        assert row is not None
+        return int(row[0])
+
+    async def migrate(self) -> int:
+        """Apply the migrations the file lacks, all in one transaction; returns the version.
+        Running it again is harmless."""
+        assert self._writer is not None, "Storage.open() first"
+        async with self._write_lock:
+            conn = self._writer
+            await conn.execute("BEGIN IMMEDIATE")
+            try:
+                async with conn.execute("PRAGMA user_version") as cur:
+                    row = await cur.fetchone()
+                current = int(row[0]) if row else 0
+                if current > SCHEMA_VERSION:
+                    raise RuntimeError(
+                        f"the database {self.path} has schema version {current}, newer than "
+                        f"this program's {SCHEMA_VERSION}"
+                    )
+                for number in range(current + 1, SCHEMA_VERSION + 1):
+                    for statement in _statements(MIGRATIONS[number - 1]):
+                        await conn.execute(statement)
+                    await conn.execute(f"PRAGMA user_version = {number}")
+                await conn.execute("COMMIT")
+            except BaseException:
+                await conn.execute("ROLLBACK")
+                raise
+        return SCHEMA_VERSION
+
+    @asynccontextmanager
+    async def write(self) -> AsyncIterator[Tx]:
+        """One write transaction (``BEGIN IMMEDIATE``), alone on the writer connection.
+        Commits when the block ends; rolls back if it raises."""
+        assert self._writer is not None, "Storage.open() first"
+        async with self._write_lock:
+            conn = self._writer
+            await conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield Tx(conn)
+            except BaseException:
+                await asyncio.shield(conn.execute("ROLLBACK"))
+                raise
+            try:
+                await self._commit(conn)
+            except BaseException:
+                if conn.in_transaction:
+                    await asyncio.shield(conn.execute("ROLLBACK"))
+                raise
+
+    async def _commit(self, conn: aiosqlite.Connection) -> None:
+        await conn.execute("COMMIT")
+
+    @asynccontextmanager
+    async def read(self) -> AsyncIterator[Queries]:
+        """A consistent snapshot of what is committed (a read transaction on the reader)."""
+        assert self._reader is not None, "Storage.open() first"
+        async with self._read_lock:
+            conn = self._reader
+            await conn.execute("BEGIN")
+            try:
+                yield Queries(conn)
+            finally:
+                await conn.execute("COMMIT")
+
+    async def checkpoint_wal(self) -> None:
+        """Copy the WAL into the main file and truncate it (for size measurements, backups)."""
+        assert self._writer is not None, "Storage.open() first"
+        async with self._write_lock:
+            await self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    async def size_bytes(self) -> int:
+        """Pages in use times page size (the file itself may hold free pages and the WAL)."""
+        async with self.read() as q:
+            row1 = await q._one("PRAGMA page_count")
+            row2 = await q._one("PRAGMA page_size")
+            row3 = await q._one("PRAGMA freelist_count")
+        assert row1 and row2 and row3
+        return (int(row1[0]) - int(row3[0])) * int(row2[0])
+
+
+def _statements(script: str) -> list[str]:
+    """Split a migration script into statements (sqlite3.complete_statement knows the rules)."""
+    out: list[str] = []
+    buf = ""
+    for line in script.splitlines(keepends=True):
+        buf += line
+        if sqlite3.complete_statement(buf):
+            if buf.strip():
+                out.append(buf.strip())
+            buf = ""
+    if buf.strip():
+        out.append(buf.strip())
+    return out

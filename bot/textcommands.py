@@ -1,0 +1,410 @@
+"""The command vocabulary, in one table, and a parser for typed command lines.
+
+``COMMANDS`` names every command, its description and its parameters in order; the Discord
+adapter builds its slash commands from the same table (names, descriptions, choices), and both
+front ends call ``execute(service, ctx, name, args)``. In the terminal a command is typed like
+the slash command it mirrors::
+
+    /build keep C4 might            /upgrade C4 castle might at B3      /travel 1 faith
+    /populate L12 2                 /renovate C4                        /demolish H2 might
+    /exchange mmr                   /holdem take cc give mr             /end discard m
+    /choose 2                       /undo  /hand  /status  /history  /board  /help
+
+Parameters are given in order; optional ones may be skipped, and any may be named
+(``at B3``, ``pay mr``, ``age:might``). Cards are letters: m military, r religious, c civil.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+import engine
+from engine import (
+    Action,
+    Age,
+    BuildingType,
+    Construct,
+    Demolish,
+    EndTurn,
+    Exchange,
+    Family,
+    HoldemSwap,
+    MalformedAction,
+    Populate,
+    Renovate,
+    Travel,
+    Upgrade,
+)
+
+from .service import GameService, GameSettings, Outcome, Reply
+
+ParamKind = Literal["building", "square", "age", "cards", "int", "flag", "number"]
+Group = Literal["lobby", "turn", "info", "admin"]
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    kind: ParamKind
+    description: str
+    required: bool = True
+    minimum: int | None = None
+    maximum: int | None = None
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        """Fixed choices for a slash-command option (empty when free or autocompleted)."""
+        if self.kind == "building":
+            return tuple(b.value for b in BuildingType)
+        if self.kind == "age":
+            return tuple(a.label.lower() for a in Age)
+        return ()
+
+
+@dataclass(frozen=True)
+class CommandSpec:
+    name: str
+    description: str
+    group: Group
+    params: tuple[Param, ...] = ()
+    usage: str = ""
+    keywords: tuple[str, ...] = field(default=())  # params usually given by name ("at B3")
+
+
+_CARDS = "cards as letters: m military, r religious, c civil (e.g. mmr)"
+
+COMMANDS: dict[str, CommandSpec] = {
+    c.name: c
+    for c in (
+        # --- lobby ---
+        CommandSpec("create", "Open a game of Khronos in this channel", "lobby", (
+            Param("players", "int", "Start automatically when this many have joined (2-5)",
+                  False, 2, 5),
+            Param("holdem", "flag", "Play with the Hold'em rule (R10)", False),
+            Param("reminder", "number", "Hours before a reminder (default 24)", False, 1, 720),
+            Param("deadline", "number", "Hours before the turn ends by itself (optional)",
+                  False, 1, 720),
+        ), "/create 3 holdem"),
+        CommandSpec("join", "Take a seat in this channel's game", "lobby", (), "/join"),
+        CommandSpec("leave", "Leave the game before it starts", "lobby", (), "/leave"),
+        CommandSpec("start", "Start the game (creator or admin)", "lobby", (), "/start"),
+        # --- turn ---
+        CommandSpec("exchange", "R9: discard cards and draw back to 4, for 2 Ecus", "turn", (
+            Param("cards", "cards", f"The cards to discard, {_CARDS}"),
+        ), "/exchange mmr"),
+        CommandSpec("holdem", "R10: take face-up cards of one family, give as many back", "turn", (
+            Param("take", "cards", f"Face-up cards to take, {_CARDS}"),
+            Param("give", "cards", f"Cards from your hand to put back, {_CARDS}"),
+        ), "/holdem take cc give mr", ("take", "give")),
+        CommandSpec("travel", "R13: move an adventurer to another age, for 1 Ecu", "turn", (
+            Param("adventurer", "int", "Which adventurer, 1 or 2 (default: the freer one)",
+                  False, 1, 2),
+            Param("age", "age", "The age to travel to"),
+        ), "/travel 1 faith"),
+        CommandSpec("build", "R15: construct a building on Might or Faith", "turn", (
+            Param("building", "building", "The building type"),
+            Param("square", "square", "Its top-left square, like C4"),
+            Param("age", "age", "The board: might or faith"),
+            Param("pay", "cards", f"Terrain surcharge cards (R18), {_CARDS}", False),
+        ), "/build keep C4 might", ("pay",)),
+        CommandSpec("upgrade", "R16: replace a building by a bigger one of its family", "turn", (
+            Param("square", "square", "The building's top-left square"),
+            Param("to", "building", "The new, bigger building type"),
+            Param("age", "age", "The board: might or faith"),
+            Param("at", "square", "Top-left square of the new tile, when several fit", False),
+            Param("pay", "cards", f"Terrain surcharge cards (R18), {_CARDS}", False),
+        ), "/upgrade C4 castle might at B3", ("at", "pay")),
+        CommandSpec("demolish", "R22: remove a size-1 tile for 1 Ecu and 1 card", "turn", (
+            Param("square", "square", "The tile's square"),
+            Param("age", "age", "The board: might or faith"),
+        ), "/demolish H2 might"),
+        CommandSpec("populate", "R41: put your cubes on a civil building on Reason", "turn", (
+            Param("square", "square", "The civil building's top-left square"),
+            Param("count", "int", "How many cubes (1 civil card each)", False, 1, 4),
+        ), "/populate L12 2"),
+        CommandSpec("renovate", "R42: pay cards to renovate a ruin on Reason", "turn", (
+            Param("square", "square", "The ruin's top-left square"),
+            Param("cards", "int", "How many cards now (default: all still owed)", False, 1, 2),
+        ), "/renovate C4"),
+        CommandSpec("end", "R12: end your turn, optionally discarding, and draw up to 4", "turn", (
+            Param("discard", "cards", f"Cards to discard first, {_CARDS}", False),
+        ), "/end discard m", ("discard",)),
+        CommandSpec("choose", "R37: answer the choice the game is waiting for", "turn", (
+            Param("option", "int", "The option's number", True, 1, 99),
+        ), "/choose 2"),
+        CommandSpec("undo", "Take back your last action of this turn (not across a draw)",
+                    "turn", (), "/undo"),
+        # --- info ---
+        CommandSpec("hand", "Show your hand, privately", "info", (), "/hand"),
+        CommandSpec("status", "Round, whose turn, everyone's Ecus, cards and cubes", "info", (),
+                    "/status"),
+        CommandSpec("board", "Show the boards", "info", (
+            Param("age", "age", "One board, shown large", False),
+        ), "/board might"),
+        CommandSpec("history", "The last moves of the game", "info", (
+            Param("count", "int", "How many moves (default 15)", False, 1, 100),
+        ), "/history"),
+        CommandSpec("help", "Commands and a rules summary", "info", (), "/help"),
+        # --- admin ---
+        CommandSpec("abandon", "End the game without a winner (creator or admin)", "admin", (),
+                    "/abandon"),
+        CommandSpec("rebuild", "Restore a damaged game from its move log", "admin", (),
+                    "/rebuild"),
+    )
+}
+
+ALIASES = {"construct": "build", "endturn": "end", "pass": "end", "swap": "holdem"}
+
+
+@dataclass(frozen=True)
+class Context:
+    """Who typed the command, and where."""
+
+    channel_id: int
+    user_id: int
+    user_name: str
+    guild_id: int | None = None
+    is_admin: bool = False
+
+
+# --- converting one value -----------------------------------------------------------------------
+
+_LETTERS = {"m": Family.MILITARY, "r": Family.RELIGIOUS, "c": Family.CIVIL}
+
+
+def parse_cards(text: str) -> tuple[Family, ...]:
+    """``"mmr"`` or ``"military,military,religious"`` -> families."""
+    raw = text.strip().lower()
+    if not raw or raw in ("-", "none"):
+        return ()
+    words = [w for w in raw.replace(",", " ").split() if w]
+    out: list[Family] = []
+    for w in words:
+        fam = next((f for f in Family if f.value == w), None)
+        if fam is not None:
+            out.append(fam)
+            continue
+        for ch in w:
+            if ch not in _LETTERS:
+                raise ValueError(f"{text!r} is not a list of cards: use m, r and c, like mmr")
+            out.append(_LETTERS[ch])
+    return tuple(out)
+
+
+def convert(param: Param, text: str) -> Any:
+    """One value from text; raises ValueError with a sentence for the user."""
+    t = text.strip()
+    match param.kind:
+        case "building":
+            key = t.lower()
+            hits = [b for b in BuildingType if b.value == key] or [
+                b for b in BuildingType if b.value.startswith(key)
+            ]
+            if len(hits) != 1 or not key:
+                names = ", ".join(b.value for b in BuildingType)
+                raise ValueError(f"{text!r} is not a building: {names}")
+            return hits[0]
+        case "square":
+            engine.parse_square(t)  # raises ValueError with a sentence
+            return t.upper()
+        case "age":
+            key = t.lower()
+            for age in Age:
+                if key and not key.isdigit() and age.label.lower().startswith(key):
+                    return age
+            raise ValueError(f"{text!r} is not an age: might, faith or reason")
+        case "cards":
+            return parse_cards(t)
+        case "int":
+            if not t.lstrip("-").isdigit():
+                raise ValueError(f"{param.name} must be a whole number, not {text!r}")
+            value = int(t)
+            if (param.minimum is not None and value < param.minimum) or (
+                param.maximum is not None and value > param.maximum
+            ):
+                raise ValueError(
+                    f"{param.name} must be between {param.minimum} and {param.maximum}"
+                )
+            return value
+        case "number":
+            try:
+                value_f = float(t)
+            except ValueError:
+                raise ValueError(f"{param.name} must be a number, not {text!r}") from None
+            if value_f <= 0:
+                raise ValueError(f"{param.name} must be more than 0")
+            return value_f
+        case "flag":
+            key = t.lower()
+            if key in ("yes", "true", "on", "1", param.name):
+                return True
+            if key in ("no", "false", "off", "0"):
+                return False
+            raise ValueError(f"{param.name} is yes or no, not {text!r}")
+    raise ValueError(f"unknown parameter kind {param.kind}")
+
+
+# --- parsing a line ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Parsed:
+    name: str
+    args: dict[str, Any]
+
+
+def parse_line(line: str) -> Parsed:
+    """``"/build keep C4 might"`` -> Parsed("build", {...}). Raises MalformedAction."""
+    try:
+        tokens = shlex.split(line.strip())
+    except ValueError as exc:
+        raise MalformedAction(f"Could not read that command: {exc}.") from None
+    if not tokens:
+        raise MalformedAction("Type a command, like /status or /help.")
+    word = tokens[0].lstrip("/!").lower()
+    word = ALIASES.get(word, word)
+    spec = COMMANDS.get(word)
+    if spec is None:
+        raise MalformedAction(f"There is no command /{word}. Type /help for the list.")
+    return Parsed(spec.name, parse_args(spec, tokens[1:]))
+
+
+def parse_args(spec: CommandSpec, tokens: list[str]) -> dict[str, Any]:
+    by_name = {p.name: p for p in spec.params}
+    args: dict[str, Any] = {}
+    positional: list[str] = []
+    i = 0
+    try:
+        while i < len(tokens):
+            tok = tokens[i]
+            key, sep, value = tok.partition(":") if ":" in tok else tok.partition("=")
+            if sep and key.lower() in by_name:
+                args[key.lower()] = convert(by_name[key.lower()], value)
+            elif tok.lower() in spec.keywords:
+                if i + 1 >= len(tokens):
+                    raise ValueError(f"say what comes after {tok!r}")
+                args[tok.lower()] = convert(by_name[tok.lower()], tokens[i + 1])
+                i += 1
+            else:
+                positional.append(tok)
+            i += 1
+        free = [p for p in spec.params if p.name not in args]
+        for tok in positional:
+            while free:
+                p = free.pop(0)
+                try:
+                    args[p.name] = convert(p, tok)
+                    break
+                except ValueError:
+                    if p.required or not free:
+                        raise
+            else:
+                raise ValueError(f"too many words: {tok!r}")
+    except ValueError as exc:
+        usage = f" Usage: {spec.usage}" if spec.usage else ""
+        raise MalformedAction(f"/{spec.name}: {exc}.{usage}") from None
+    missing = [p.name for p in spec.params if p.required and p.name not in args]
+    if missing:
+        usage = f" Usage: {spec.usage}" if spec.usage else ""
+        raise MalformedAction(f"/{spec.name}: missing {', '.join(missing)}.{usage}")
+    return args
+
+
+def to_action(name: str, args: dict[str, Any]) -> Action:
+    """The engine action for a turn command's arguments."""
+    match name:
+        case "exchange":
+            return Exchange(discard=args["cards"])
+        case "holdem":
+            return HoldemSwap(take=args["take"], give=args["give"])
+        case "travel":
+            adv = args.get("adventurer")
+            return Travel(to=args["age"], adventurer=None if adv is None else adv - 1)
+        case "build":
+            return Construct(age=args["age"], building=args["building"], square=args["square"],
+                             surcharge=args.get("pay"))
+        case "upgrade":
+            return Upgrade(age=args["age"], square=args["square"], to=args["to"],
+                           at=args.get("at"), surcharge=args.get("pay"))
+        case "demolish":
+            return Demolish(age=args["age"], square=args["square"])
+        case "populate":
+            return Populate(square=args["square"], count=args.get("count", 1))
+        case "renovate":
+            return Renovate(square=args["square"], cards=args.get("cards"))
+        case "end":
+            return EndTurn(discard=args.get("discard", ()))
+    raise MalformedAction(f"/{name} is not a move.")
+
+
+def help_text() -> str:
+    groups = {"lobby": "Lobby", "turn": "Your turn", "info": "Information", "admin": "Admin"}
+    lines = [
+        "Khronos: build across three ages (Might, Faith, Reason); what you build ripples "
+        "forward in time. Richest player after 7 rounds wins.",
+    ]
+    for group, title in groups.items():
+        lines.append(f"{title}:")
+        for spec in COMMANDS.values():
+            if spec.group == group:
+                lines.append(f"  {spec.usage or '/' + spec.name:34} {spec.description}")
+    lines.append("Cards are letters: m military, r religious, c civil. Squares: A-T and 1-16.")
+    return "\n".join(lines)
+
+
+# --- running a command -------------------------------------------------------------------
+
+
+async def execute(service: GameService, ctx: Context, name: str, args: dict[str, Any]) -> Outcome:
+    """Run command ``name`` with converted ``args`` (see ``COMMANDS``) for ``ctx``'s user."""
+    ch, user = ctx.channel_id, ctx.user_id
+    match name:
+        case "create":
+            settings = GameSettings(
+                seats=args.get("players"),
+                holdem=bool(args.get("holdem", False)),
+                reminder_hours=args.get("reminder", 24.0),
+                deadline_hours=args.get("deadline"),
+            )
+            return await service.create_game(ch, user, ctx.user_name, guild_id=ctx.guild_id,
+                                             settings=settings)
+        case "join":
+            return await service.join(ch, user, ctx.user_name)
+        case "leave":
+            return await service.leave(ch, user)
+        case "start":
+            return await service.start(ch, user, is_admin=ctx.is_admin)
+        case "abandon":
+            return await service.abandon(ch, user, is_admin=ctx.is_admin)
+        case "rebuild":
+            return await service.rebuild(ch, user, is_admin=ctx.is_admin)
+        case "choose":
+            return await service.choose(ch, user, int(args["option"]) - 1)
+        case "undo":
+            return await service.undo(ch, user)
+        case "hand":
+            return await service.hand(ch, user)
+        case "status":
+            return await service.status(ch)
+        case "board":
+            out = await service.status(ch)
+            age = args.get("age")
+            if out.reply is not None and out.reply.image is not None and age is not None:
+                out.reply = replace(out.reply, text=f"The age of {age.label}.",
+                                    image=out.reply.image.with_age(age))
+            return out
+        case "history":
+            return await service.history(ch, args.get("count", 15))
+        case "help":
+            return Outcome(game=None, reply=Reply(help_text()))
+        case _ if COMMANDS.get(name) is not None and COMMANDS[name].group == "turn":
+            return await service.act(ch, user, to_action(name, args))
+    raise MalformedAction(f"There is no command /{name}. Type /help for the list.")
+
+
+async def run_line(service: GameService, ctx: Context, line: str) -> Outcome:
+    """Parse and run one typed command line."""
+    parsed = parse_line(line)
+    return await execute(service, ctx, parsed.name, parsed.args)

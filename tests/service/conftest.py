@@ -1,0 +1,81 @@
+"""Fixtures: a real SQLite file in a temporary directory, and a service on it."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+import engine
+from bot.service import GameService, GameSettings, Outcome
+from bot.storage import Storage
+from engine.random_player import random_action
+
+NAMES = ["Ann", "Bob", "Cid", "Dee", "Eve"]
+
+
+class Clock:
+    """A clock the tests move by hand."""
+
+    def __init__(self, now: float = 1_700_000_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+async def storage(tmp_path: Path) -> AsyncIterator[Storage]:
+    s = Storage.in_dir(tmp_path / "data")
+    await s.open()
+    yield s
+    await s.close()
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def service(storage: Storage, clock: Clock) -> GameService:
+    seeds = itertools.count(1000)
+    return GameService(storage, clock=clock, seeds=lambda: next(seeds))
+
+
+async def started_game(
+    service: GameService,
+    channel: int,
+    players: int = 3,
+    *,
+    seed: int | None = None,
+    holdem: bool = False,
+    settings: GameSettings | None = None,
+) -> Outcome:
+    """Create, fill and start a game in ``channel``; users are channel*10 + 1 …"""
+    users = [channel * 10 + i + 1 for i in range(players)]
+    await service.create_game(channel, users[0], NAMES[0], guild_id=1,
+                              settings=settings or GameSettings(holdem=holdem), seed=seed)
+    for i, u in enumerate(users[1:], 1):
+        await service.join(channel, u, NAMES[i])
+    return await service.start(channel, users[0])
+
+
+async def current_user(service: GameService, channel: int) -> tuple[int, engine.GameState]:
+    info, state = await service.snapshot(channel)
+    seat = engine.current_seat(state)
+    assert seat is not None
+    user = info.user_of(seat)
+    assert user is not None
+    return user, state
+
+
+async def random_move(service: GameService, channel: int, chooser: random.Random) -> Outcome:
+    info, state = await service.snapshot(channel)
+    seat, action = random_action(state, chooser)
+    user = info.user_of(seat)
+    assert user is not None
+    return await service.act(channel, user, action)

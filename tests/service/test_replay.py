@@ -1,0 +1,51 @@
+"""Whole games by random players through the service: the log and seed rebuild the state."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import engine
+from bot.service import GameService, GameSettings, UndoRefused
+from bot.storage import Storage
+from engine import NotYourTurn
+
+from .conftest import random_move, started_game
+
+
+@pytest.mark.parametrize(("players", "holdem", "seed"),
+                         [(2, False, 1), (3, True, 2), (5, False, 3)])
+async def test_rebuild_from_the_log_equals_the_saved_state(
+    service: GameService, storage: Storage, players: int, holdem: bool, seed: int
+) -> None:
+    channel = 500 + seed
+    await started_game(service, channel, players, seed=seed,
+                       settings=GameSettings(holdem=holdem))
+    chooser = random.Random(seed)
+    undos = 0
+    for _ in range(3000):
+        info, state = await service.snapshot(channel)
+        if state.over:
+            break
+        if chooser.random() < 0.08:
+            user = info.user_of(state.turn)
+            assert user is not None
+            try:
+                await service.undo(channel, user)
+                undos += 1
+            except (UndoRefused, NotYourTurn):
+                pass
+            continue
+        await random_move(service, channel, chooser)
+    info, final = await service.snapshot(channel)
+    assert final.over and info.status == "over"
+    assert undos > 0
+    assert engine.invariant_problems(final) == []
+    assert await service.replayed_state(channel) == final
+    out = await service.rebuild(channel, info.seats[0].user_id)
+    assert out.game is not None and out.game.status == "over"
+    _, rebuilt = await service.snapshot(channel)
+    assert rebuilt == final
+    history = await service.history_entries(channel)
+    assert sum(1 for h in history if h.kind == "undo") == undos
