@@ -5,6 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .settings import Settings
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -45,14 +49,37 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run_discord(settings)
 
 
-def run_discord(settings: object) -> int:
-    """The Discord adapter plugs in here (it needs DISCORD_TOKEN)."""
-    print(
-        "The Discord bot needs a token (DISCORD_TOKEN) and is not wired up yet; "
-        "run `python -m bot --local` to play in the terminal.",
-        file=sys.stderr,
-    )
-    return 2
+def run_discord(settings: Settings) -> int:
+    """Run the Discord bot until it is stopped. A missing or refused token is one sentence."""
+    if not settings.discord_token:
+        print(
+            "No Discord token: set DISCORD_TOKEN in .env or the environment (see .env.example), "
+            "or run `python -m bot --local` to play in the terminal.",
+            file=sys.stderr,
+        )
+        return 2
+    import logging
+
+    import discord
+
+    from .discord_app import create_bot
+
+    level = getattr(logging, settings.log_level.upper(), logging.INFO)
+    bot = create_bot(settings)
+    try:
+        bot.run(settings.discord_token, log_level=level, root_logger=True)
+    except discord.LoginFailure:
+        print(
+            "Discord refused the token in DISCORD_TOKEN; copy it again from the developer "
+            "portal (your application > Bot > Reset Token).",
+            file=sys.stderr,
+        )
+        return 2
+    except discord.PrivilegedIntentsRequired:
+        print("Discord refused the bot's intents; this bot needs no privileged intent.",
+              file=sys.stderr)
+        return 2
+    return 0
 
 
 if __name__ == "__main__":

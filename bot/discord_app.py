@@ -197,7 +197,7 @@ class KhronosBot(commands.Bot):
     async def setup_hook(self) -> None:
         if self._service is None:
             self.settings.data_dir.mkdir(parents=True, exist_ok=True)
-            self._own_storage = await Storage.open(self.settings.data_dir / "khronos.sqlite3")
+            self._own_storage = await Storage.in_dir(self.settings.data_dir).open()
             self._service = GameService(self._own_storage)
         self.add_dynamic_items(ChoiceButton, ConfirmButton, CancelButton, HandButton)
         register_commands(self)
@@ -276,12 +276,23 @@ class KhronosBot(commands.Bot):
 
     async def deliver(self, outcome: Outcome, *, interaction: discord.Interaction[Any] | None
                       ) -> None:
-        """Send what the service said, after its commit: reply, posts, pings, DMs."""
+        """Send what the service said, after its commit: the public posts and pings first (so
+        the board is there when the player reads his answer), then the reply, then DMs."""
         game = outcome.game
         channel = None
         if game is not None:
             channel = self.get_channel(game.channel_id) or await self.fetch_channel(
                 game.channel_id)
+        if channel is not None and isinstance(channel, discord.abc.Messageable):
+            for post in outcome.public:
+                file = await to_file(post.image) if post.image is not None else None
+                await channel.send(post.text[:2000], file=file or discord.utils.MISSING,
+                                   allowed_mentions=NO_PINGS)
+            for ping in outcome.pings:
+                await channel.send(f"<@{ping.user_id}> {ping.text}"[:2000],
+                                   allowed_mentions=discord.AllowedMentions(
+                                       users=[discord.Object(id=ping.user_id)], roles=False,
+                                       everyone=False))
         if interaction is not None:
             reply = outcome.reply
             text = reply.text if reply is not None else "Done."
@@ -293,16 +304,6 @@ class KhronosBot(commands.Bot):
                 kwargs["view"] = decision_view(decision)
                 text = f"{text}\n{decision.prompt}" if reply else decision.prompt
             await interaction.followup.send(text[:2000], **kwargs)
-        if channel is not None and isinstance(channel, discord.abc.Messageable):
-            for post in outcome.public:
-                file = await to_file(post.image) if post.image is not None else None
-                await channel.send(post.text[:2000], file=file or discord.utils.MISSING,
-                                   allowed_mentions=NO_PINGS)
-            for ping in outcome.pings:
-                await channel.send(f"<@{ping.user_id}> {ping.text}"[:2000],
-                                   allowed_mentions=discord.AllowedMentions(
-                                       users=[discord.Object(id=ping.user_id)], roles=False,
-                                       everyone=False))
         for direct in outcome.direct:
             await self._send_direct(direct, game, channel)
 

@@ -1,0 +1,1 @@
+from tests.fakediscord.fixtures import fake_discord  # noqa: F401

@@ -1,0 +1,287 @@
+"""End to end: the real bot (unmodified discord.py) against our fake Discord.
+
+A complete 2-player game through slash commands and buttons to the final scores, with a bot
+restart in the middle; plus refusals, autocomplete, previews and closed DMs."""
+
+from __future__ import annotations
+
+import io
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image as PILImage
+
+import engine
+from bot.discord_app import KhronosBot, create_bot
+from bot.settings import Settings
+from engine import Age, Family
+from tests.fakediscord.fake import FakeDiscord
+from tests.fakediscord.models import FakeChannel, FakeMessage, FakeUser
+
+LETTER = {Family.MILITARY: "m", Family.RELIGIOUS: "r", Family.CIVIL: "c"}
+
+
+def letters(cards: tuple[Family, ...] | None) -> str | None:
+    return "".join(LETTER[c] for c in cards) if cards else None
+
+
+def make_bot(fake: FakeDiscord, data: Path, guild_id: int) -> KhronosBot:
+    settings = Settings(
+        DISCORD_TOKEN=fake.token, KHRONOS_DATA_DIR=data, KHRONOS_TEST_GUILD_ID=guild_id
+    )
+    return create_bot(settings)
+
+
+def decodes(msg: FakeMessage) -> bool:
+    assert msg.attachments, msg.content
+    att = msg.attachments[0]
+    img = PILImage.open(io.BytesIO(att.data))
+    img.load()
+    assert att.description, "every image carries alt text"
+    return img.width > 200 and img.height > 200
+
+
+class Table:
+    """Drives one game: who is who, and the commands a player would type."""
+
+    def __init__(self, fake: FakeDiscord, bot: KhronosBot, ch: FakeChannel,
+                 users: list[FakeUser]) -> None:
+        self.fake, self.bot, self.ch = fake, bot, ch
+        self.users = {u.id: u for u in users}
+
+    async def state(self) -> tuple[Any, engine.GameState]:
+        return await self.bot.service.snapshot(self.ch.id)
+
+    async def slash(self, user: FakeUser, name: str, **options: Any) -> Any:
+        opts = {k: v for k, v in options.items() if v is not None}
+        ia = await self.fake.slash(user, self.ch, name, options=opts)
+        await ia.wait_ack()
+        await ia.wait_message(timeout=10)
+        return ia
+
+    async def play(self, user: FakeUser, action: engine.Action) -> Any:
+        """Type the slash command for ``action``; confirm a preview if one is shown."""
+        match action:
+            case engine.Construct():
+                ia = await self.slash(user, "build", building=action.building.value,
+                                      square=action.square, age=action.age.label.lower(),
+                                      pay=letters(action.surcharge))
+            case engine.Upgrade():
+                ia = await self.slash(user, "upgrade", square=action.square, to=action.to.value,
+                                      age=action.age.label.lower(), at=action.at,
+                                      pay=letters(action.surcharge))
+            case engine.Travel():
+                ia = await self.slash(user, "travel", age=action.to.label.lower(),
+                                      adventurer=None if action.adventurer is None
+                                      else action.adventurer + 1)
+            case engine.Populate():
+                ia = await self.slash(user, "populate", square=action.square, count=action.count)
+            case engine.Renovate():
+                ia = await self.slash(user, "renovate", square=action.square, cards=action.cards)
+            case engine.EndTurn():
+                ia = await self.slash(user, "end", discard=letters(action.discard))
+            case _:
+                raise AssertionError(action)
+        msg = ia.messages[0]
+        assert msg.ephemeral, "answers to the acting player are private"
+        confirm = [c for c in msg.custom_ids() if c.startswith("kh:ok:")]
+        if confirm:
+            assert "Preview" in msg.content
+            click = await self.fake.click(user, msg, confirm[0])
+            await click.wait_ack()
+            await click.wait_message(timeout=10)
+        return ia
+
+
+def pick(state: engine.GameState, seat: int, rng: random.Random, plays: int) -> engine.Action:
+    """A varied but short game: up to three card actions a turn, then end it."""
+    actions = engine.legal_actions(state, seat)
+    cards = [a for a in actions if a.kind in ("construct", "upgrade", "populate", "renovate")]
+    travel = [a for a in actions if a.kind == "travel"]
+    if cards and plays < 3 and rng.random() < 0.8:
+        return rng.choice(cards)
+    if travel and plays < 3 and rng.random() < 0.2:
+        return rng.choice(travel)
+    return engine.EndTurn()
+
+
+async def test_a_whole_game_through_discord_with_a_restart(fake_discord: FakeDiscord,
+                                                           tmp_path: Path) -> None:
+    fake = fake_discord
+    guild = fake.add_guild()
+    ch = fake.add_channel(guild, "khronos")
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    users = {alice.id: alice, bob.id: bob}
+    rng = random.Random(4)
+    restarted = False
+    pending_confirm: tuple[FakeUser, FakeMessage, str] | None = None
+
+    async with fake.running(make_bot(fake, tmp_path, guild.id)) as bot:
+        assert {"create", "join", "build", "upgrade", "end", "choose", "hand"} <= set(
+            fake.command_names(guild))
+        table = Table(fake, bot, ch, [alice, bob])
+        await table.slash(alice, "create", players=2)
+        seen = len(fake.channel_messages(ch))
+        await table.slash(bob, "join")  # full: the game starts
+        info, state = await table.state()
+        first = users[info.user_of(state.turn)]
+        ping = await fake.wait_for_message(ch, lambda m: m.mentioned_user_ids() == [first.id])
+        assert ping.notified_user_ids() == [first.id]
+        for u in (alice, bob):  # each hand by DM, to its owner only
+            seat = info.seat_of(u.id)
+            dm = await fake.wait_for_dm(u, lambda m: bool(m.attachments))
+            assert decodes(dm)
+            for other in info.seats:
+                if other.user_id != u.id:
+                    assert all(f"{other.name}: your hand" not in m.content for m in fake.dms(u))
+            assert seat is not None
+
+        # a refusal is private and changes nothing
+        other = bob if first is alice else alice
+        before = info.version
+        ia = await table.slash(other, "end")
+        assert ia.messages[0].ephemeral and "not your turn" in ia.messages[0].content
+        assert (await table.state())[0].version == before
+
+        # autocomplete offers exactly the legal squares
+        info, state = await table.state()
+        seat = state.turn
+        expect = [o.square for o in engine.construct_options(state, seat, Age.MIGHT,
+                                                             engine.BuildingType.WATCHTOWER)]
+        choices = await fake.autocomplete(first, ch, "build", focused="square", options={
+            "building": "watchtower", "age": "might", "square": ""})
+        assert [c["value"] for c in choices] == expect[:25]
+        assert all("military" in c["name"] for c in choices)
+
+        plays = 0
+        while not state.over:
+            seat = engine.current_seat(state)
+            assert seat is not None
+            user = users[info.user_of(seat)]
+            seen = len(fake.channel_messages(ch))
+            if state.pending is not None:
+                dm = await fake.wait_for_dm(user, lambda m: any(
+                    c.startswith("kh:ch:") for c in m.custom_ids()))
+                choice = next(c for c in dm.custom_ids() if c.startswith("kh:ch:"))
+                click = await fake.click(user, dm, choice)
+                await click.wait_ack()
+                await click.wait_message(timeout=10)
+            else:
+                action = pick(state, seat, rng, plays)
+                if not restarted and state.round == 3 and action.kind == "construct":
+                    # leave a preview unconfirmed across a restart
+                    ia = await table.slash(user, "build", building=action.building.value,
+                                           square=action.square, age=action.age.label.lower(),
+                                           pay=letters(action.surcharge))
+                    msg = ia.messages[0]
+                    ok = [c for c in msg.custom_ids() if c.startswith("kh:ok:")]
+                    if ok:
+                        pending_confirm = (user, msg, ok[0])
+                        break
+                await table.play(user, action)
+                plays = 0 if action.kind == "end_turn" else plays + 1
+            new = fake.channel_messages(ch)[seen:]
+            posts = [m for m in new if m.attachments]
+            assert posts, ("every move posts the boards", state.pending, [m.content for m in new])
+            for m in posts:
+                assert decodes(m) and m.notified_user_ids() == []
+            info, state = await table.state()
+
+    # --- restart: a new process of the bot against the same database and Discord --------
+    assert pending_confirm is not None, "the game reached round 3 with a previewed build"
+    restarted = True
+    async with fake.running(make_bot(fake, tmp_path, guild.id)) as bot:
+        table = Table(fake, bot, ch, [alice, bob])
+        user, msg, custom_id = pending_confirm
+        before, _ = await table.state()
+        click = await fake.click(user, msg, custom_id)
+        await click.wait_ack()
+        await click.wait_message(timeout=10)
+        info, state = await table.state()
+        assert info.version == before.version + 1, "the old Confirm button still works"
+        plays = 1
+        while not state.over:
+            seat = engine.current_seat(state)
+            assert seat is not None
+            user = users[info.user_of(seat)]
+            if state.pending is not None:
+                dm = await fake.wait_for_dm(user, lambda m: any(
+                    c.startswith("kh:ch:") for c in m.custom_ids()))
+                choice = next(c for c in dm.custom_ids() if c.startswith("kh:ch:"))
+                click = await fake.click(user, dm, choice)
+                await click.wait_ack()
+                await click.wait_message(timeout=10)
+            else:
+                action = pick(state, seat, rng, plays)
+                seen = len(fake.channel_messages(ch))
+                await table.play(user, action)
+                plays = 0 if action.kind == "end_turn" else plays + 1
+                if action.kind == "end_turn" and not (await table.state())[1].over:
+                    info2, st2 = await table.state()
+                    nxt = info2.user_of(engine.current_seat(st2))
+                    pings = [m for m in fake.channel_messages(ch)[seen:]
+                             if m.notified_user_ids()]
+                    assert [m.notified_user_ids() for m in pings] == [[nxt]]
+            info, state = await table.state()
+        final = fake.channel_messages(ch)[-3:]
+        assert any("game is over" in m.content.lower() for m in final), [m.content for m in final]
+        assert state.winners
+
+
+async def test_closed_dms_are_told_once_and_the_hand_stays_private(fake_discord: FakeDiscord,
+                                                                   tmp_path: Path) -> None:
+    fake = fake_discord
+    guild = fake.add_guild()
+    ch = fake.add_channel(guild, "khronos")
+    alice, carol = fake.add_user("alice"), fake.add_user("carol", dms_open=False)
+    async with fake.running(make_bot(fake, tmp_path, guild.id)) as bot:
+        table = Table(fake, bot, ch, [alice, carol])
+        await table.slash(alice, "create", players=2)
+        await table.slash(carol, "join")
+        note = await fake.wait_for_message(ch, lambda m: "direct messages are closed" in m.content)
+        assert "carol" in note.content and not note.attachments  # the hand is not shown
+        ia = await table.slash(carol, "hand")
+        msg = ia.messages[0]
+        assert msg.ephemeral and msg.attachments and decodes(msg)
+        info, state = await table.state()
+        seat = info.seat_of(carol.id)
+        # a second failing DM does not repeat the notice
+        for _ in range(3):
+            info, state = await table.state()
+            user = alice if info.seat_of(alice.id) == state.turn else carol
+            await table.slash(user, "end")
+        notes = [m for m in fake.channel_messages(ch) if "direct messages are closed" in m.content]
+        assert len(notes) == 1
+        assert seat is not None
+
+
+def test_missing_token_is_one_sentence(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.__main__ import main
+
+    monkeypatch.delenv("DISCORD_TOKEN", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert main([]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "DISCORD_TOKEN" in err
+
+
+async def test_wrong_token_is_one_sentence(fake_discord: FakeDiscord, tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    import asyncio
+
+    from bot.__main__ import run_discord
+
+    import logging
+
+    settings = Settings(DISCORD_TOKEN="not-the-token", KHRONOS_DATA_DIR=tmp_path)
+    handlers, level = logging.root.handlers[:], logging.root.level
+    try:
+        code = await asyncio.wait_for(asyncio.to_thread(run_discord, settings), 30)
+    finally:
+        logging.root.handlers[:], logging.root.level = handlers, level
+    assert code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("Discord refused the token")
