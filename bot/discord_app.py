@@ -276,8 +276,8 @@ class KhronosBot(commands.Bot):
 
     async def deliver(self, outcome: Outcome, *, interaction: discord.Interaction[Any] | None
                       ) -> None:
-        """Send what the service said, after its commit: the public posts and pings first (so
-        the board is there when the player reads his answer), then the reply, then DMs."""
+        """Send what the service said, after its commit: the public posts and pings, the DMs,
+        and last the reply, so that when the player reads his answer everything is out."""
         game = outcome.game
         channel = None
         if game is not None:
@@ -293,6 +293,8 @@ class KhronosBot(commands.Bot):
                                    allowed_mentions=discord.AllowedMentions(
                                        users=[discord.Object(id=ping.user_id)], roles=False,
                                        everyone=False))
+        for direct in outcome.direct:
+            await self._send_direct(direct, game, channel)
         if interaction is not None:
             reply = outcome.reply
             text = reply.text if reply is not None else "Done."
@@ -304,8 +306,6 @@ class KhronosBot(commands.Bot):
                 kwargs["view"] = decision_view(decision)
                 text = f"{text}\n{decision.prompt}" if reply else decision.prompt
             await interaction.followup.send(text[:2000], **kwargs)
-        for direct in outcome.direct:
-            await self._send_direct(direct, game, channel)
 
     async def _send_direct(self, direct: Direct, game: GameInfo | None, channel: Any) -> None:
         try:

@@ -15,6 +15,7 @@ from PIL import Image as PILImage
 
 import engine
 from bot.discord_app import KhronosBot, create_bot
+from bot.service import hand_text
 from bot.settings import Settings
 from engine import Age, Family
 from tests.fakediscord.fake import FakeDiscord
@@ -95,6 +96,17 @@ class Table:
         return ia
 
 
+def check_hands(fake: FakeDiscord, info: Any, state: engine.GameState,
+                users: list[FakeUser]) -> None:
+    """Each player's latest hand DM is his own current hand, and it came with its image."""
+    for u in users:
+        seat = info.seat_of(u.id)
+        hands = [m for m in fake.dms(u) if m.content.startswith("Your hand")]
+        assert hands, u.name
+        assert hands[-1].content.startswith(hand_text(state, seat)), (u.name, hands[-1].content)
+        assert decodes(hands[-1])
+
+
 def pick(state: engine.GameState, seat: int, rng: random.Random, plays: int) -> engine.Action:
     """A varied but short game: up to three card actions a turn, then end it."""
     actions = engine.legal_actions(state, seat)
@@ -170,7 +182,11 @@ async def test_a_whole_game_through_discord_with_a_restart(fake_discord: FakeDis
                 await click.wait_message(timeout=10)
             else:
                 action = pick(state, seat, rng, plays)
-                if not restarted and state.round == 3 and action.kind == "construct":
+                rippling = [a for a in engine.legal_actions(state, seat)
+                            if isinstance(a, engine.Construct) and a.age is Age.MIGHT
+                            and engine.BUILDINGS[a.building].size >= 2]
+                if not restarted and state.round >= 2 and rippling:
+                    action = rippling[0]
                     # leave a preview unconfirmed across a restart
                     ia = await table.slash(user, "build", building=action.building.value,
                                            square=action.square, age=action.age.label.lower(),
@@ -188,9 +204,10 @@ async def test_a_whole_game_through_discord_with_a_restart(fake_discord: FakeDis
             for m in posts:
                 assert decodes(m) and m.notified_user_ids() == []
             info, state = await table.state()
+            check_hands(fake, info, state, [alice, bob])
 
     # --- restart: a new process of the bot against the same database and Discord --------
-    assert pending_confirm is not None, "the game reached round 3 with a previewed build"
+    assert pending_confirm is not None, "a rippling build was previewed before the restart"
     restarted = True
     async with fake.running(make_bot(fake, tmp_path, guild.id)) as bot:
         table = Table(fake, bot, ch, [alice, bob])
