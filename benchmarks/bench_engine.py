@@ -51,7 +51,8 @@ def main() -> None:
           f"(p95 {statistics.quantiles(apply_all, n=20)[18]:.3f} ms, n={len(apply_all)})")
     print(f"apply, construct/upgrade/choose with ripples and cascades: median "
           f"{statistics.median(apply_build):.3f} ms (n={len(apply_build)})")
-    print(f"legal Keep placements on Might (mid-game): median {statistics.median(placements):.2f} ms")
+    med = statistics.median(placements)
+    print(f"legal Keep placements on Might (mid-game): median {med:.2f} ms")
     print(f"random 4-player game (uniform random legal player): median "
           f"{statistics.median(games):.2f} s, max {max(games):.2f} s")
 

@@ -288,10 +288,9 @@ def test_missing_token_is_one_sentence(tmp_path: Path, capsys: pytest.CaptureFix
 async def test_wrong_token_is_one_sentence(fake_discord: FakeDiscord, tmp_path: Path,
                                            capsys: pytest.CaptureFixture[str]) -> None:
     import asyncio
+    import logging
 
     from bot.__main__ import run_discord
-
-    import logging
 
     settings = Settings(DISCORD_TOKEN="not-the-token", KHRONOS_DATA_DIR=tmp_path)
     handlers, level = logging.root.handlers[:], logging.root.level
