@@ -254,7 +254,7 @@ def test_r15_construct_needs_empty_squares_inside_the_grid_and_stock() -> None:
     refused(empty, 0, Construct(age=M, building=BuildingType.KEEP, square="F4"), "R15")
 
 
-def test_scenario_keep_costs_two_military_cards_and_pays_one_ecu_on_might() -> None:
+def test_r15_r17_scenario_keep_costs_two_military_cards_and_pays_one_ecu_on_might() -> None:
     s = position(2, hands={0: "mmrc"})
     s, events = play(s, 0, Construct(age=M, building=BuildingType.KEEP, square="F4"))
     assert s.players[0].hand == [REL, CIV]
@@ -262,7 +262,7 @@ def test_scenario_keep_costs_two_military_cards_and_pays_one_ecu_on_might() -> N
     assert "1 Ecu bonus" in texts(events)
 
 
-def test_scenario_upgrade_watchtower_to_keep_for_one_card() -> None:
+def test_r16_scenario_upgrade_watchtower_to_keep_for_one_card() -> None:
     s = position(2, might="Watchtower F4 0", hands={0: "mrcc"})
     s, _ = play(s, 0, Upgrade(age=M, square="F4", to=BuildingType.KEEP, at="F4"))
     assert kind_at(s, M, "G5") is BuildingType.KEEP
@@ -403,7 +403,7 @@ def test_r21_upgrade_to_an_equal_top_is_illegal() -> None:
 # --- R22: demolish -----------------------------------------------------------------------------
 
 
-def test_scenario_demolish_a_chapel_for_one_religious_card_and_one_ecu() -> None:
+def test_r22_scenario_demolish_a_chapel_for_one_religious_card_and_one_ecu() -> None:
     s = position(2, might="Chapel F4 1", hands={0: "rmcc"})
     s, _ = play(s, 0, Demolish(age=M, square="F4"))
     assert tile_at(s, M, "F4") is None
@@ -431,7 +431,7 @@ def test_r40_no_construction_on_reason() -> None:
     refused(s, 0, Upgrade(age=R, square="F4", to=BuildingType.CASTLE, at="F4"), "R40")
 
 
-def test_scenario_populate_red_then_white_fill_a_town() -> None:
+def test_r41_scenario_populate_red_then_white_fill_a_town() -> None:
     s = position(
         3, reason="Town H4", hands={0: "ccmm", 1: "ccmm"}, adventurers={0: [R, R], 1: [R, R]}
     )
@@ -496,7 +496,7 @@ def test_r46_income_only_in_rounds_four_and_seven_where_adventurers_stand() -> N
     assert [e.amount for e in events if e.kind == "income"] == [0]
 
 
-def test_scenario_might_income_seven_and_four() -> None:
+def test_r47_scenario_might_income_seven_and_four() -> None:
     # Red (0) has a Keep domain with civil power 7 and a Watchtower domain with civil power 4.
     s = position(
         3,
@@ -514,12 +514,12 @@ def test_r47_printed_hamlet_counts_one_and_only_the_top_pays() -> None:
     assert income(s, 1)[0] == 0
 
 
-def test_scenario_faith_income_abbey_domain_six() -> None:
+def test_r48_scenario_faith_income_abbey_domain_six() -> None:
     s = position(2, faith="Abbey F4 1; Town I4; Town I6", adventurers={1: [F, F]})
     assert income(s, 1)[0] == 6
 
 
-def test_scenario_reason_income_five() -> None:
+def test_r49_scenario_reason_income_five() -> None:
     # White's two cubes: 2 for a renovated Keep + 3 for an Abbey ruin and a Monastery ruin.
     s = position(
         3,
