@@ -62,6 +62,15 @@ class Table:
         await ia.wait_message(timeout=10)
         return ia
 
+    async def answer_choice(self, user: FakeUser) -> None:
+        """Click the first option of the choice buttons DMed to ``user``."""
+        dm = await self.fake.wait_for_dm(user, lambda m: any(
+            c.startswith("kh:ch:") for c in m.custom_ids()))
+        choice = next(c for c in dm.custom_ids() if c.startswith("kh:ch:"))
+        click = await self.fake.click(user, dm, choice)
+        await click.wait_ack()
+        await click.wait_message(timeout=10)
+
     async def play(self, user: FakeUser, action: engine.Action) -> Any:
         """Type the slash command for ``action``; confirm a preview if one is shown."""
         match action:
@@ -174,12 +183,7 @@ async def test_a_whole_game_through_discord_with_a_restart(fake_discord: FakeDis
             user = users[info.user_of(seat)]
             seen = len(fake.channel_messages(ch))
             if state.pending is not None:
-                dm = await fake.wait_for_dm(user, lambda m: any(
-                    c.startswith("kh:ch:") for c in m.custom_ids()))
-                choice = next(c for c in dm.custom_ids() if c.startswith("kh:ch:"))
-                click = await fake.click(user, dm, choice)
-                await click.wait_ack()
-                await click.wait_message(timeout=10)
+                await table.answer_choice(user)
             else:
                 action = pick(state, seat, rng, plays)
                 rippling = [a for a in engine.legal_actions(state, seat)
@@ -224,12 +228,7 @@ async def test_a_whole_game_through_discord_with_a_restart(fake_discord: FakeDis
             assert seat is not None
             user = users[info.user_of(seat)]
             if state.pending is not None:
-                dm = await fake.wait_for_dm(user, lambda m: any(
-                    c.startswith("kh:ch:") for c in m.custom_ids()))
-                choice = next(c for c in dm.custom_ids() if c.startswith("kh:ch:"))
-                click = await fake.click(user, dm, choice)
-                await click.wait_ack()
-                await click.wait_message(timeout=10)
+                await table.answer_choice(user)
             else:
                 action = pick(state, seat, rng, plays)
                 seen = len(fake.channel_messages(ch))
@@ -301,3 +300,53 @@ async def test_wrong_token_is_one_sentence(fake_discord: FakeDiscord, tmp_path: 
     assert code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1].startswith("Discord refused the token")
+
+
+async def test_a_choice_dmed_before_a_restart_is_answered_after_it(fake_discord: FakeDiscord,
+                                                                  tmp_path: Path) -> None:
+    """R32/R33/R37: the owner of the losing Keep places its Watchtower with a DM button."""
+    from engine.builder import position, tile_at
+
+    fake = fake_discord
+    guild = fake.add_guild()
+    ch = fake.add_channel(guild, "khronos")
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    users = {alice.id: alice, bob.id: bob}
+    async with fake.running(make_bot(fake, tmp_path, guild.id)) as bot:
+        table = Table(fake, bot, ch, [alice, bob])
+        await table.slash(alice, "create", players=2)
+        await table.slash(bob, "join")
+        info, _ = await table.state()
+        # The rulebook's junction: seat 0 (Keep + Watchtower, power 3) against seat 1's Keep.
+        prepared = position(2, might="Keep F4 0; Watchtower F6 0; Keep I4 1",
+                            faith="Keep I4 1 copy", reason="Keep I4 ruin copy",
+                            hands={0: "ccmr"}, turn=0)
+        async with bot.service.storage.write() as tx:
+            game = await tx.game(info.game_id)
+            assert game is not None
+            await tx.update_game(game.id, game.version, now=0.0, state=prepared.model_dump_json(),
+                                 checkpoint=prepared.model_dump_json())
+        red, white = users[info.user_of(0)], users[info.user_of(1)]
+        await table.play(red, engine.Construct(age=Age.MIGHT, building=engine.BuildingType.HAMLET,
+                                               square="H4"))
+        dm = await fake.wait_for_dm(white, lambda m: any(c.startswith("kh:ch:")
+                                                           for c in m.custom_ids()))
+        assert "downsized" in dm.content or "Watchtower" in dm.content
+        options = [c for c in dm.custom_ids() if c.startswith("kh:ch:")]
+        assert len(options) == 4
+        # only the chooser may answer
+        wrong = await fake.click(red, dm, options[0])
+        await wrong.wait_message(timeout=10)
+        assert wrong.messages[0].ephemeral and "waiting for" in wrong.messages[0].content
+
+    async with fake.running(make_bot(fake, tmp_path, guild.id)) as bot:
+        table = Table(fake, bot, ch, [alice, bob])
+        click = await fake.click(white, dm, options[1])  # J4
+        await click.wait_ack()
+        await click.wait_message(timeout=10)
+        info, state = await table.state()
+        assert state.pending is None
+        assert tile_at(state, Age.MIGHT, "J4").type is engine.BuildingType.WATCHTOWER
+        assert tile_at(state, Age.FAITH, "I4") is None and tile_at(state, Age.REASON, "I4") is None
+        post = fake.channel_messages(ch)[-1]
+        assert post.notified_user_ids() == [] or post.notified_user_ids() == [red.id]
