@@ -25,10 +25,11 @@ import engine
 import render
 from engine import Age, BuildingType, EngineError
 
+from .dispatcher import TimerDispatcher
 from .service import DecisionInfo, Direct, GameInfo, GameService, Image, Outcome
 from .settings import Settings
 from .storage import Storage
-from .textcommands import COMMANDS, Context, execute, parse_args, parse_line, to_action
+from .textcommands import COMMANDS, Context, UserRef, execute, parse_args, parse_line, to_action
 
 log = logging.getLogger("khronos.discord")
 
@@ -188,6 +189,7 @@ class KhronosBot(commands.Bot):
         self._service = service
         self._own_storage: Storage | None = None
         self._dm_closed_told: set[tuple[int, int]] = set()
+        self.dispatcher: TimerDispatcher | None = None
 
     @property
     def service(self) -> GameService:
@@ -199,6 +201,11 @@ class KhronosBot(commands.Bot):
             self.settings.data_dir.mkdir(parents=True, exist_ok=True)
             self._own_storage = await Storage.in_dir(self.settings.data_dir).open()
             self._service = GameService(self._own_storage)
+        # one task serves the durable timers (reminders, deadlines); it starts firing once the
+        # gateway is ready, so that channels and users can be found
+        self.dispatcher = TimerDispatcher(self.service, self.deliver,
+                                          ready=self.wait_until_ready)
+        self.dispatcher.start()
         self.add_dynamic_items(ChoiceButton, ConfirmButton, CancelButton, HandButton)
         register_commands(self)
         self.tree.on_error = self.on_tree_error  # type: ignore[assignment]
@@ -210,6 +217,8 @@ class KhronosBot(commands.Bot):
             await self.tree.sync()
 
     async def close(self) -> None:
+        if self.dispatcher is not None:
+            await self.dispatcher.stop()
         await super().close()
         if self._own_storage is not None:
             await self._own_storage.close()
@@ -274,10 +283,19 @@ class KhronosBot(commands.Bot):
             file=await to_file(image), view=buttons, ephemeral=True)
         return True
 
-    async def deliver(self, outcome: Outcome, *, interaction: discord.Interaction[Any] | None
-                      ) -> None:
+    async def deliver(self, outcome: Outcome, *,
+                      interaction: discord.Interaction[Any] | None = None) -> None:
         """Send what the service said, after its commit: the public posts and pings, the DMs,
-        and last the reply, so that when the player reads his answer everything is out."""
+        and last the reply, so that when the player reads his answer everything is out.
+        Then wake the timer dispatcher: the command may have created an earlier timer."""
+        try:
+            await self._deliver(outcome, interaction)
+        finally:
+            if self.dispatcher is not None and interaction is not None:
+                self.dispatcher.wake()
+
+    async def _deliver(self, outcome: Outcome,
+                       interaction: discord.Interaction[Any] | None) -> None:
         game = outcome.game
         channel = None
         if game is not None:
@@ -321,6 +339,16 @@ class KhronosBot(commands.Bot):
             await user.send(text[:2000], **kwargs)
         except discord.Forbidden:
             if game is None or channel is None:
+                return
+            if direct.fallback is not None or direct.kind in ("reminder", "deadline_warning"):
+                # a reminder that cannot reach him: mention him in the channel, once a turn
+                # (the service sets ``fallback`` on the turn's first reminder only)
+                if direct.fallback is not None:
+                    await channel.send(
+                        f"<@{direct.user_id}> {direct.fallback}"[:2000],
+                        allowed_mentions=discord.AllowedMentions(
+                            users=[discord.Object(id=direct.user_id)], roles=False,
+                            everyone=False))
                 return
             key = (game.game_id, direct.user_id)
             if direct.decision is not None:
@@ -432,6 +460,17 @@ async def _run(bot: KhronosBot, interaction: discord.Interaction[Any], name: str
     await bot.run_interaction(interaction, call, preview_line=line)
 
 
+def _ref(user: discord.abc.User) -> UserRef:
+    """A user option (a Member in a server, else a User) as the service's id and name."""
+    return UserRef(user.id, getattr(user, "display_name", None) or user.name)
+
+
+async def _run_args(bot: KhronosBot, interaction: discord.Interaction[Any], name: str,
+                    args: dict[str, Any]) -> None:
+    """``_run`` for options that are already values (users), not text."""
+    await bot.run_interaction(interaction, lambda ctx: execute(bot.service, ctx, name, args))
+
+
 def _options(
     choices: Sequence[tuple[str, str]], current: str
 ) -> list[app_commands.Choice[str]]:
@@ -452,12 +491,39 @@ def register_commands(bot: KhronosBot) -> None:
                      holdem: bool = False,
                      reminder: app_commands.Range[float, 1, 720] | None = None,
                      deadline: app_commands.Range[float, 1, 720] | None = None) -> None:
+        if reminder is None:  # the server's default (KHRONOS_REMINDER_HOURS)
+            reminder = bot.settings.reminder_hours
         await _run(bot, interaction, "create", {"players": players, "holdem": holdem or None,
                                                  "reminder": reminder, "deadline": deadline})
 
     for simple in ("join", "leave", "start", "undo", "hand", "status", "help", "abandon",
-                   "rebuild"):
+                   "rebuild", "mygames", "mute", "unmute", "back", "pause", "resume"):
         _simple_command(bot, simple)
+
+    # --- reminders, absence, the game's keepers ---
+    @tree.command(name="away", description=COMMANDS["away"].description)
+    @_describe("away")
+    async def away(interaction: discord.Interaction[Any],
+                   hours: app_commands.Range[float, 1, 336]) -> None:
+        await _run(bot, interaction, "away", {"hours": hours})
+
+    @tree.command(name="settings", description=COMMANDS["settings"].description)
+    @_describe("settings")
+    async def settings(interaction: discord.Interaction[Any],
+                       reminder: app_commands.Range[float, 1, 720] | None = None,
+                       deadline: app_commands.Range[float, 0, 720] | None = None) -> None:
+        await _run(bot, interaction, "settings", {"reminder": reminder, "deadline": deadline})
+
+    @tree.command(name="replace", description=COMMANDS["replace"].description)
+    @_describe("replace")
+    async def replace_(interaction: discord.Interaction[Any], old: discord.User,
+                       new: discord.User) -> None:
+        await _run_args(bot, interaction, "replace", {"old": _ref(old), "new": _ref(new)})
+
+    @tree.command(name="kick", description=COMMANDS["kick"].description)
+    @_describe("kick")
+    async def kick(interaction: discord.Interaction[Any], player: discord.User) -> None:
+        await _run_args(bot, interaction, "kick", {"player": _ref(player)})
 
     # --- moves ---
     @tree.command(name="build", description=COMMANDS["build"].description)

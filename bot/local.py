@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 import sys
 from collections.abc import Callable, Iterable
+from datetime import datetime
 from pathlib import Path
 from typing import TextIO
 
@@ -28,6 +30,16 @@ from .textcommands import Context, run_line
 LOCAL_CHANNEL = 1  # the pretend channel of terminal games
 LOCAL_GUILD = 1
 NAMES = ("Ann", "Bob", "Cid", "Dee", "Eve")
+
+
+_STAMP = re.compile(r"<t:(\d+)(?::[tTdDfFR])?>")
+
+
+def local_times(text: str) -> str:
+    """Discord timestamps (``<t:1700000000:R>``) as this machine's local time. The terminal
+    adapter ignores timers otherwise: nobody is reminded in a terminal."""
+    return _STAMP.sub(
+        lambda m: datetime.fromtimestamp(int(m.group(1))).strftime("%Y-%m-%d %H:%M"), text)
 
 
 class ImageWriter:
@@ -83,7 +95,7 @@ class LocalGame:
         self.moves = 0
 
     def say(self, text: str) -> None:
-        self.out.write(text + "\n")
+        self.out.write(local_times(text) + "\n")
 
     def ctx(self, user_id: int) -> Context:
         return Context(LOCAL_CHANNEL, user_id, self.users[user_id], LOCAL_GUILD, is_admin=True)

@@ -96,6 +96,24 @@ MIGRATIONS: list[str] = [
     CREATE INDEX timers_due ON timers (due_at);
     CREATE INDEX timers_game ON timers (game_id);
     """,
+    # 2: pause, per-seat reminder mute, absence and removal; notes for the game's history
+    """
+    ALTER TABLE games ADD COLUMN paused_at REAL;             -- set while the game is paused
+    ALTER TABLE seats ADD COLUMN muted INTEGER NOT NULL DEFAULT 0;   -- no reminder DMs
+    ALTER TABLE seats ADD COLUMN away_until REAL;            -- declared absence ends then
+    ALTER TABLE seats ADD COLUMN removed INTEGER NOT NULL DEFAULT 0; -- kicked: plays by default
+    CREATE INDEX seats_user ON seats (user_id);
+
+    CREATE TABLE notes (                                     -- replace, kick, pause … in /history
+        id         INTEGER PRIMARY KEY,
+        game_id    INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+        after_seq  INTEGER NOT NULL,                         -- the move-log entry it follows
+        user_id    INTEGER,                                  -- who did it (NULL: the bot)
+        text       TEXT NOT NULL,
+        created_at REAL NOT NULL
+    );
+    CREATE INDEX notes_game ON notes (game_id, id);
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -119,6 +137,7 @@ class GameRow:
     version: int
     created_at: float
     updated_at: float
+    paused_at: float | None = None
 
     @property
     def is_live(self) -> bool:
@@ -132,6 +151,19 @@ class SeatRow:
     user_id: int
     name: str
     joined_at: float
+    muted: bool = False
+    away_until: float | None = None
+    removed: bool = False
+
+
+@dataclass(frozen=True)
+class NoteRow:
+    id: int
+    game_id: int
+    after_seq: int
+    user_id: int | None
+    text: str
+    created_at: float
 
 
 @dataclass(frozen=True)
@@ -163,8 +195,9 @@ class TimerRow:
 
 _GAME_COLS = (
     "id, guild_id, channel_id, creator_id, status, settings, seed, state, checkpoint, "
-    "checkpoint_seq, version, created_at, updated_at"
+    "checkpoint_seq, version, created_at, updated_at, paused_at"
 )
+_SEAT_COLS = "game_id, seat, user_id, name, joined_at, muted, away_until, removed"
 _MOVE_COLS = "id, game_id, seq, version, seat, user_id, kind, action, events, step, created_at"
 _TIMER_COLS = "id, game_id, kind, seat, user_id, due_at, payload, created_at"
 
@@ -213,11 +246,28 @@ class Queries:
 
     async def seats(self, game_id: int) -> list[SeatRow]:
         rows = await self._all(
-            "SELECT game_id, seat, user_id, name, joined_at FROM seats WHERE game_id = ? "
-            "ORDER BY seat",
+            f"SELECT {_SEAT_COLS} FROM seats WHERE game_id = ? ORDER BY seat", (game_id,)
+        )
+        return [_seat_row(r) for r in rows]
+
+    async def games_of_user(self, user_id: int, *, live_only: bool = True) -> list[GameRow]:
+        """The games where ``user_id`` has a seat (live ones only by default), oldest first."""
+        live = " AND g.status IN ('lobby', 'active')" if live_only else ""
+        cols = ", ".join(f"g.{c.strip()}" for c in _GAME_COLS.split(","))
+        rows = await self._all(
+            f"SELECT {cols} FROM games g JOIN seats s ON s.game_id = g.id "
+            f"WHERE s.user_id = ?{live} ORDER BY g.id",
+            (user_id,),
+        )
+        return [GameRow(*r) for r in rows]
+
+    async def notes(self, game_id: int) -> list[NoteRow]:
+        rows = await self._all(
+            "SELECT id, game_id, after_seq, user_id, text, created_at FROM notes "
+            "WHERE game_id = ? ORDER BY id",
             (game_id,),
         )
-        return [SeatRow(*r) for r in rows]
+        return [NoteRow(*r) for r in rows]
 
     async def moves(self, game_id: int, *, after_seq: int = 0) -> list[MoveRow]:
         rows = await self._all(
@@ -235,6 +285,13 @@ class Queries:
 
     async def last_seq(self, game_id: int) -> int:
         row = await self._one("SELECT MAX(seq) FROM moves WHERE game_id = ?", (game_id,))
+        return int(row[0]) if row and row[0] is not None else 0
+
+    async def last_seq_of_seat(self, game_id: int, seat: int) -> int:
+        """The log position of the seat's last entry (0 if it has none)."""
+        row = await self._one(
+            "SELECT MAX(seq) FROM moves WHERE game_id = ? AND seat = ?", (game_id, seat)
+        )
         return int(row[0]) if row and row[0] is not None else 0
 
     async def timers(self, game_id: int) -> list[TimerRow]:
@@ -285,7 +342,8 @@ class Tx(Queries):
     ) -> int:
         """Set ``fields`` and ``version = version + 1`` only where the version is still
         ``expected_version``; returns the new version. Raises StaleState otherwise."""
-        allowed = {"status", "settings", "state", "checkpoint", "checkpoint_seq", "creator_id"}
+        allowed = {"status", "settings", "state", "checkpoint", "checkpoint_seq", "creator_id",
+                   "paused_at"}
         unknown = set(fields) - allowed
         if unknown:
             raise ValueError(f"unknown game fields {sorted(unknown)}")
@@ -315,8 +373,33 @@ class Tx(Queries):
     async def replace_seats(self, game_id: int, seats: Sequence[SeatRow]) -> None:
         await self._conn.execute("DELETE FROM seats WHERE game_id = ?", (game_id,))
         await self._conn.executemany(
-            "INSERT INTO seats (game_id, seat, user_id, name, joined_at) VALUES (?, ?, ?, ?, ?)",
-            [(game_id, s.seat, s.user_id, s.name, s.joined_at) for s in seats],
+            f"INSERT INTO seats ({_SEAT_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [(game_id, s.seat, s.user_id, s.name, s.joined_at, int(s.muted), s.away_until,
+              int(s.removed)) for s in seats],
+        )
+
+    async def update_seat(self, game_id: int, seat: int, **fields: Any) -> None:
+        """Set some of ``user_id``, ``name``, ``joined_at``, ``muted``, ``away_until``,
+        ``removed`` on one seat."""
+        allowed = {"user_id", "name", "joined_at", "muted", "away_until", "removed"}
+        unknown = set(fields) - allowed
+        if unknown:
+            raise ValueError(f"unknown seat fields {sorted(unknown)}")
+        if not fields:
+            return
+        sets = ", ".join(f"{name} = ?" for name in fields)
+        await self._conn.execute(
+            f"UPDATE seats SET {sets} WHERE game_id = ? AND seat = ?",
+            (*fields.values(), game_id, seat),
+        )
+
+    async def add_note(
+        self, game_id: int, after_seq: int, text: str, now: float, user_id: int | None = None
+    ) -> None:
+        await self._conn.execute(
+            "INSERT INTO notes (game_id, after_seq, user_id, text, created_at) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (game_id, after_seq, user_id, text, now),
         )
 
     async def append_move(
@@ -369,12 +452,27 @@ class Tx(Queries):
                 f"DELETE FROM timers WHERE game_id = ? AND kind IN ({marks})", (game_id, *kinds)
             )
 
-    async def reschedule_timer(self, timer_id: int, due_at: float) -> None:
-        await self._conn.execute("UPDATE timers SET due_at = ? WHERE id = ?", (due_at, timer_id))
+    async def reschedule_timer(
+        self, timer_id: int, due_at: float, payload: dict[str, Any] | None = None
+    ) -> None:
+        """Move a timer to ``due_at`` (and replace its payload when one is given)."""
+        if payload is None:
+            await self._conn.execute(
+                "UPDATE timers SET due_at = ? WHERE id = ?", (due_at, timer_id)
+            )
+        else:
+            await self._conn.execute(
+                "UPDATE timers SET due_at = ?, payload = ? WHERE id = ?",
+                (due_at, json.dumps(payload), timer_id),
+            )
 
     async def delete_timer(self, timer_id: int) -> bool:
         cur = await self._conn.execute("DELETE FROM timers WHERE id = ?", (timer_id,))
         return cur.rowcount == 1
+
+
+def _seat_row(r: Sequence[Any]) -> SeatRow:
+    return SeatRow(r[0], r[1], r[2], r[3], r[4], bool(r[5]), r[6], bool(r[7]))
 
 
 # --- the storage object -------------------------------------------------------------------------

@@ -16,6 +16,7 @@ Parameters are given in order; optional ones may be skipped, and any may be name
 
 from __future__ import annotations
 
+import re
 import shlex
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
@@ -38,10 +39,25 @@ from engine import (
     Upgrade,
 )
 
-from .service import GameService, GameSettings, Outcome, Reply
+from .service import GameService, GameSettings, NotSeated, Outcome, Reply
 
-ParamKind = Literal["building", "square", "age", "cards", "int", "flag", "number"]
-Group = Literal["lobby", "turn", "info", "admin"]
+ParamKind = Literal["building", "square", "age", "cards", "int", "flag", "number", "hours",
+                    "user"]
+Group = Literal["lobby", "turn", "info", "self", "admin"]
+
+
+@dataclass(frozen=True)
+class UserRef:
+    """A user named in a command: by id (a Discord mention ``<@123>``, or the user option's
+    object, whose display name the adapter passes along) or, in the terminal, by a seated
+    player's name."""
+
+    id: int | None
+    name: str | None = None
+
+    @property
+    def label(self) -> str:
+        return self.name or (f"<@{self.id}>" if self.id is not None else "?")
 
 
 @dataclass(frozen=True)
@@ -147,11 +163,41 @@ COMMANDS: dict[str, CommandSpec] = {
             Param("count", "int", "How many moves (default 15)", False, 1, 100),
         ), "/history"),
         CommandSpec("help", "Commands and a rules summary", "info", (), "/help"),
+        CommandSpec("mygames", "Your games on every server: whose turn, and links", "info", (),
+                    "/mygames"),
+        # --- reminders and absence ---
+        CommandSpec("mute", "Stop reminder DMs for you in this game", "self", (), "/mute"),
+        CommandSpec("unmute", "Turn your reminder DMs in this game back on", "self", (),
+                    "/unmute"),
+        CommandSpec("away", "Declare an absence: no reminders, your deadlines extended", "self", (
+            Param("hours", "number", "How long you will be away, in hours (up to 336)",
+                  True, 1, 336),
+        ), "/away 48"),
+        CommandSpec("back", "End your declared absence", "self", (), "/back"),
         # --- admin ---
         CommandSpec("abandon", "End the game without a winner (creator or admin)", "admin", (),
                     "/abandon"),
         CommandSpec("rebuild", "Restore a damaged game from its move log", "admin", (),
                     "/rebuild"),
+        CommandSpec("settings", "Show or change reminder and deadline hours (creator or admin)",
+                    "admin", (
+            Param("reminder", "number", "Hours without a move before a reminder (1-720)",
+                  False, 1, 720),
+            Param("deadline", "hours", "Hours before a turn ends by itself; 0 for none",
+                  False, 0, 720),
+        ), "/settings reminder:12 deadline:72", ("reminder", "deadline")),
+        CommandSpec("pause", "Pause the game: no moves, reminders or deadlines (creator or admin)",
+                    "admin", (), "/pause"),
+        CommandSpec("resume", "Resume a paused game (creator or admin)", "admin", (), "/resume"),
+        CommandSpec("replace", "Give a player's seat to another user (creator or admin)",
+                    "admin", (
+            Param("old", "user", "The player who leaves the seat"),
+            Param("new", "user", "The user who takes it over"),
+        ), "/replace old:@bob new:@dee"),
+        CommandSpec("kick", "Remove a player who left; his turns then end by default (creator "
+                    "or admin)", "admin", (
+            Param("player", "user", "The player to remove"),
+        ), "/kick @bob"),
     )
 }
 
@@ -228,14 +274,25 @@ def convert(param: Param, text: str) -> Any:
                     f"{param.name} must be between {param.minimum} and {param.maximum}"
                 )
             return value
-        case "number":
+        case "number" | "hours":
+            if param.kind == "hours" and t.lower() in ("off", "none", "no"):
+                return 0.0
             try:
                 value_f = float(t)
             except ValueError:
                 raise ValueError(f"{param.name} must be a number, not {text!r}") from None
-            if value_f <= 0:
+            if value_f < 0 or (value_f == 0 and param.kind == "number"):
                 raise ValueError(f"{param.name} must be more than 0")
+            if param.maximum is not None and value_f > param.maximum:
+                raise ValueError(f"{param.name} must be at most {param.maximum}")
             return value_f
+        case "user":
+            match = re.fullmatch(r"<@!?(\d+)>|(\d+)", t)
+            if match:
+                return UserRef(int(match.group(1) or match.group(2)))
+            if not t:
+                raise ValueError(f"{param.name} must name a user, like @bob")
+            return UserRef(None, t.lstrip("@"))
         case "flag":
             key = t.lower()
             if key in ("yes", "true", "on", "1", param.name):
@@ -340,7 +397,8 @@ def to_action(name: str, args: dict[str, Any]) -> Action:
 
 
 def help_text() -> str:
-    groups = {"lobby": "Lobby", "turn": "Your turn", "info": "Information", "admin": "Admin"}
+    groups = {"lobby": "Lobby", "turn": "Your turn", "info": "Information",
+              "self": "Reminders and absence", "admin": "Creator or admin"}
     lines = [
         "Khronos: build across three ages (Might, Faith, Reason); what you build ripples "
         "forward in time. Richest player after 7 rounds wins.",
@@ -399,9 +457,48 @@ async def execute(service: GameService, ctx: Context, name: str, args: dict[str,
             return await service.history(ch, args.get("count", 15))
         case "help":
             return Outcome(game=None, reply=Reply(help_text()))
+        case "mygames":
+            return await service.my_games(user)
+        case "mute" | "unmute":
+            return await service.set_muted(ch, user, name == "mute")
+        case "away":
+            return await service.away(ch, user, float(args["hours"]))
+        case "back":
+            return await service.back(ch, user)
+        case "settings":
+            return await service.update_settings(
+                ch, user, reminder_hours=args.get("reminder"), deadline_hours=args.get("deadline"),
+                is_admin=ctx.is_admin)
+        case "pause":
+            return await service.pause(ch, user, is_admin=ctx.is_admin)
+        case "resume":
+            return await service.resume(ch, user, is_admin=ctx.is_admin)
+        case "replace":
+            old = await _seated_user(service, ch, args["old"])
+            new = args["new"]
+            if new.id is None:
+                raise MalformedAction("/replace: name the new player with a mention, like @dee.")
+            return await service.replace_player(ch, user, old, new.id,
+                                                 new.name or f"Player {new.id}",
+                                                 is_admin=ctx.is_admin)
+        case "kick":
+            target = await _seated_user(service, ch, args["player"])
+            return await service.kick(ch, user, target, is_admin=ctx.is_admin)
         case _ if COMMANDS.get(name) is not None and COMMANDS[name].group == "turn":
             return await service.act(ch, user, to_action(name, args))
     raise MalformedAction(f"There is no command /{name}. Type /help for the list.")
+
+
+async def _seated_user(service: GameService, channel_id: int, ref: UserRef) -> int:
+    """The user id of ``ref``: its id, or the seated player of that name (terminal)."""
+    if ref.id is not None:
+        return ref.id
+    info = await service.info(channel_id)
+    key = (ref.name or "").lower()
+    for seat in info.seats:
+        if seat.name.lower() == key:
+            return seat.user_id
+    raise NotSeated(f"Nobody called {ref.name} is playing in this game.")
 
 
 async def run_line(service: GameService, ctx: Context, line: str) -> Outcome:

@@ -308,7 +308,7 @@ async def test_reminders_are_rows_rescheduled_in_the_move(service: GameService, 
     assert fired is not None and fired.direct[0].kind == "reminder"
     assert fired.direct[0].user_id == user
     assert await service.fire_timer(due) is None  # rescheduled: not due twice
-    clock.now += 23.5 * 3600  # the warning an hour before the deadline, then the deadline
+    clock.now += 22.5 * 3600  # the warning an hour before the deadline, then the deadline
     ids = await service.due_timers()
     outs = [await service.fire_timer(t) for t in ids]
     kinds = [o.direct[0].kind if o and o.direct else None for o in outs]

@@ -1,0 +1,124 @@
+"""The one task that serves the durable timers (style 11, after RoboDanny's reminder cog).
+
+Timers are rows in the ``timers`` table, created and cancelled by the service in the same
+transaction as the move that causes them. ``TimerDispatcher`` runs one asyncio task::
+
+    loop: fire every due timer (service.fire_timer, one transaction each) and deliver what it
+          says; then sleep until the next due time, at most ``max_sleep`` seconds, or until
+          ``wake()`` is called (a command committed a timer that may be earlier).
+
+Exactly once: ``fire_timer`` reschedules or deletes the timer in the transaction that handles
+it, so a second dispatcher (another process) or a second attempt finds nothing due. Delivery
+happens after that commit: a crash in between loses that one message, never doubles it.
+After a restart, due timers fire at once; the service adds one "While the bot was offline …"
+note per game to the first one that fires late.
+
+The clock and the sleep are injectable for tests; ``run_once()`` fires what is due now.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+
+from .service import GameService, Outcome
+
+log = logging.getLogger("khronos.timers")
+
+MAX_SLEEP = 300.0  # seconds: a jump of the wall clock is noticed within this
+RETRY_AFTER = 600.0  # seconds: a timer whose handling raised is tried again after this
+
+
+class TimerDispatcher:
+    def __init__(
+        self,
+        service: GameService,
+        deliver: Callable[[Outcome], Awaitable[None]],
+        *,
+        clock: Callable[[], float] | None = None,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        max_sleep: float = MAX_SLEEP,
+        ready: Callable[[], Awaitable[None]] | None = None,
+    ) -> None:
+        self.service = service
+        self.deliver = deliver
+        self.clock = clock or service.clock
+        self.sleep = sleep
+        self.max_sleep = max_sleep
+        self.ready = ready
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self.fired = 0  # timers that produced something to deliver (for tests and logs)
+
+    @property
+    def running(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    def start(self) -> None:
+        if not self.running:
+            self._task = asyncio.create_task(self._run(), name="khronos-timers")
+
+    async def stop(self) -> None:
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    def wake(self) -> None:
+        """Look at the timers again now (after a command that may have created one)."""
+        self._wake.set()
+
+    async def run_once(self) -> int:
+        """Fire the timers due now and deliver their outcomes; returns how many were fired."""
+        count = 0
+        for timer_id in await self.service.due_timers(self.clock()):
+            try:
+                outcome = await self.service.fire_timer(timer_id)
+            except Exception:
+                log.exception("timer %s failed; trying again in %.0f s", timer_id, RETRY_AFTER)
+                with contextlib.suppress(Exception):
+                    await self.service.postpone_timer(timer_id, RETRY_AFTER)
+                continue
+            if outcome is None:
+                continue
+            count += 1
+            self.fired += 1
+            try:
+                await self.deliver(outcome)
+            except Exception:
+                log.exception("could not deliver what timer %s said", timer_id)
+        return count
+
+    async def _run(self) -> None:
+        if self.ready is not None:
+            await self.ready()
+        while True:
+            self._wake.clear()  # a wake() from here on interrupts the coming sleep
+            delay = self.max_sleep
+            try:
+                await self.run_once()
+                nxt = await self.service.next_timer_due()
+                if nxt is not None:
+                    delay = min(max(nxt - self.clock(), 0.0), self.max_sleep)
+            except Exception:
+                log.exception("the timer dispatcher failed; retrying")
+                delay = min(30.0, self.max_sleep)
+            await self._wait(delay)
+
+    async def _wait(self, delay: float) -> None:
+        if self._wake.is_set():
+            return
+        sleeper = asyncio.ensure_future(self.sleep(delay))
+        waker = asyncio.ensure_future(self._wake.wait())
+        try:
+            await asyncio.wait({sleeper, waker}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (sleeper, waker):
+                task.cancel()
+            await asyncio.gather(sleeper, waker, return_exceptions=True)
+
+
+__all__ = ["TimerDispatcher"]
