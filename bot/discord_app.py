@@ -56,6 +56,11 @@ def _render(image: Image) -> tuple[bytes, str, str]:
         assert isinstance(image.view, engine.PlayerView)
         return render.hand_png(image.view, names), "hand.png", image.alt or "Your hand"
     highlights = render.highlights_from_events(list(image.events))
+    if image.kind == "compare":
+        assert isinstance(image.view, engine.PublicView)
+        png = render.before_after_png(image.before_view, image.view, names, highlights,
+                                      image.alt)
+        return png, "before-after.png", f"The boards before and after. {image.alt}"[:1024]
     if image.age is not None:
         png = render.age_png(image.view, image.age, names, highlights)
         name = f"{image.age.label.lower()}.png"
@@ -334,7 +339,7 @@ class KhronosBot(commands.Bot):
             if direct.decision is not None:
                 kwargs["view"] = decision_view(direct.decision)
             text = direct.text
-            if game is not None:
+            if game is not None and str(game.channel_id) not in text:
                 text = f"{text}\n(Game in <#{game.channel_id}>)"
             await user.send(text[:2000], **kwargs)
         except discord.Forbidden:
@@ -626,8 +631,9 @@ def register_commands(bot: KhronosBot) -> None:
     @tree.command(name="board", description=COMMANDS["board"].description)
     @_describe("board")
     @app_commands.choices(age=AGE_CHOICES)
-    async def board(interaction: discord.Interaction[Any], age: str | None = None) -> None:
-        await _run(bot, interaction, "board", {"age": age})
+    async def board(interaction: discord.Interaction[Any], age: str | None = None,
+                    move: app_commands.Range[int, 1, 1_000_000] | None = None) -> None:
+        await _run(bot, interaction, "board", {"age": age, "move": move})
 
     @tree.command(name="history", description=COMMANDS["history"].description)
     @_describe("history")

@@ -66,7 +66,12 @@ class ImageWriter:
                 self._warned = True
             return None
         highlights = render.highlights_from_events(list(image.events))  # type: ignore[attr-defined]
-        data = render.boards_png(image.view, image.names, highlights)  # type: ignore[attr-defined]
+        names = [image.names.get(i, f"Player {i + 1}") for i in range(len(image.names))]
+        if image.kind == "compare":
+            data = render.before_after_png(  # type: ignore[attr-defined]
+                image.before_view, image.view, names, highlights, image.alt)
+        else:
+            data = render.boards_png(image.view, names, highlights)  # type: ignore[attr-defined]
         self.folder.mkdir(parents=True, exist_ok=True)
         path = self.folder / name
         path.write_bytes(data)
@@ -149,8 +154,9 @@ class LocalGame:
             self.images.folder = self.images.root / f"game-{outcome.game.game_id}"
         if outcome.reply is not None:
             self.say(outcome.reply.text)
-            if outcome.reply.image is not None and outcome.reply.image.kind == "boards":
-                path = self.images.write(outcome.reply.image, "status.png")
+            if outcome.reply.image is not None and outcome.reply.image.kind != "hand":
+                name = "compare.png" if outcome.reply.image.kind == "compare" else "status.png"
+                path = self.images.write(outcome.reply.image, name)
                 if path:
                     self.say(f"  [image: {path}]")
         for post in outcome.public:

@@ -157,11 +157,11 @@ class Image:
     ``render.highlights_from_events(events)``; ``hand`` → ``render.hand_png(view, names)``.
     ``view`` (the public view, or ``seat``'s player view) is computed when first asked for."""
 
-    __slots__ = ("_state", "_view", "age", "alt", "events", "kind", "names", "seat")
+    __slots__ = ("_before", "_state", "_view", "age", "alt", "events", "kind", "names", "seat")
 
     def __init__(
         self,
-        kind: Literal["boards", "hand"],
+        kind: Literal["boards", "hand", "compare"],
         state: GameState | None = None,
         names: dict[int, str] | None = None,
         events: Sequence[Event] = (),
@@ -170,6 +170,7 @@ class Image:
         seat: int | None = None,
         age: engine.Age | None = None,
         view: PublicView | PlayerView | None = None,
+        before: GameState | None = None,
     ) -> None:
         if state is None and view is None:
             raise ValueError("an Image needs a state or a view")
@@ -181,6 +182,13 @@ class Image:
         self.seat = seat
         self.age = age  # one board shown large (/board might); None: all three
         self._view: PublicView | PlayerView | None = view
+        self._before = before  # "compare": the state before the move (``alt`` is the title)
+
+    @property
+    def before_view(self) -> PublicView:
+        """The public view before the move, for a ``compare`` image."""
+        assert self._before is not None
+        return engine.public_view(self._before)
 
     @property
     def view(self) -> PublicView | PlayerView:
@@ -1091,6 +1099,44 @@ class GameService:
             raise DamagedGame(
                 "This game's move log cannot be replayed; it cannot be rebuilt automatically."
             ) from exc
+
+    async def move_comparison(self, channel_id: int, seq: int | None = None) -> Outcome:
+        """The boards before and after move ``seq`` (its number in /history; the last move when
+        None), rebuilt from the seed and the move log. Stores nothing."""
+        async with self.storage.read() as q:
+            game = await self._game(q, channel_id)
+            seats = await q.seats(game.id)
+            moves = await q.moves(game.id)
+        info = self._info(game, seats)
+        if game.status == "lobby":
+            raise NotStarted("The game has not started yet: there is no move to show.")
+        live = effective_moves(moves)
+        if seq is None and not live:
+            raise ServiceError("No move has been played yet.")
+        target = live[-1] if seq is None else next((m for m in live if m.seq == seq), None)
+        if target is None:
+            if any(m.seq == seq for m in moves):
+                raise ServiceError(
+                    f"Move {seq} was taken back or is an undo; pick another number from /history."
+                )
+            raise ServiceError(f"There is no move {seq}; /history lists the moves' numbers.")
+        settings = GameSettings.model_validate_json(game.settings)
+        options = engine.Options(players=len(seats), holdem=settings.holdem)
+        try:
+            before = engine.new_game(options, game.seed)
+            for m in live:
+                if m.seq == target.seq:
+                    break
+                before, _ = engine.apply(before, m.seat, engine.parse_action(m.action))
+            after, events = engine.apply(before, target.seat, engine.parse_action(target.action))
+        except (EngineError, ValidationError, ValueError) as exc:
+            raise DamagedGame(_DAMAGED) from exc
+        names = info.names
+        what = events_text(events, names).split("\n")[0]
+        title = f"Move {target.seq}: {what}"
+        image = Image("compare", after, names, events, title, before=before)
+        return Outcome(game=info, reply=Reply(f"{title}\nBefore (left) and after (right).",
+                                              image), events=list(events))
 
     async def replayed_state(self, channel_id: int) -> GameState:
         """The state the move log and seed give (for checks and tests)."""

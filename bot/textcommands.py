@@ -156,9 +156,12 @@ COMMANDS: dict[str, CommandSpec] = {
         CommandSpec("hand", "Show your hand, privately", "info", (), "/hand"),
         CommandSpec("status", "Round, whose turn, everyone's Ecus, cards and cubes", "info", (),
                     "/status"),
-        CommandSpec("board", "Show the boards", "info", (
+        CommandSpec("board", "Show the boards, one age large, or a move before and after",
+                    "info", (
             Param("age", "age", "One board, shown large", False),
-        ), "/board might"),
+            Param("move", "int", "A move's number from /history: the boards before and after it",
+                  False, 1, 1_000_000),
+        ), "/board might  /board move:12"),
         CommandSpec("history", "The last moves of the game", "info", (
             Param("count", "int", "How many moves (default 15)", False, 1, 100),
         ), "/history"),
@@ -446,6 +449,8 @@ async def execute(service: GameService, ctx: Context, name: str, args: dict[str,
             return await service.hand(ch, user)
         case "status":
             return await service.status(ch)
+        case "board" if args.get("move") is not None:
+            return await service.move_comparison(ch, int(args["move"]))
         case "board":
             out = await service.status(ch)
             age = args.get("age")

@@ -113,6 +113,50 @@ def age_png(
     return _png(age_image(view, age, names, highlights))
 
 
+# --- a move's before and after (on request) --------------------------------------------------
+
+COMPARE_CELL = 30  # pixels per square: two boards side by side stay about 1,300 px wide
+def before_after_image(
+    before: PublicView,
+    after: PublicView,
+    names: list[str],
+    highlights: dict[Age, set[int]] | None = None,
+    title: str = "",
+) -> Image.Image:
+    """Each age the move changed, as it was before (left) and after it (right), the changed
+    squares outlined on both sides. With no highlight at all, the three ages are shown."""
+    marks = {a: sq for a, sq in (highlights or {}).items() if sq}
+    ages = sorted(marks) or list(Age)
+    geo = BoardGeometry(COMPARE_CELL)
+    gap, head, top = 24, 34, 44 if title else 8
+    width = 2 * geo.width + gap
+    img = Image.new("RGB", (width, top + len(ages) * (head + geo.height + 12)), PAPER)
+    draw = ImageDraw.Draw(img)
+    if title:
+        draw.text((geo.band, 8), fit_text(title, font(22, BOLD), width - 2 * geo.band),
+                  font=font(22, BOLD), fill=INK)
+    y = top
+    for age in ages:
+        for col, (label, view) in enumerate((("Before", before), ("After", after))):
+            x = col * (geo.width + gap)
+            draw.text((x + geo.band, y + 4), f"{label} the move", font=font(20, BOLD),
+                      fill=INK if col else MUTED)
+            draw_board(img, view, age, names, x, y + head, COMPARE_CELL, marks.get(age))
+        y += head + geo.height + 12
+    return img
+
+
+def before_after_png(
+    before: PublicView,
+    after: PublicView,
+    names: list[str],
+    highlights: dict[Age, set[int]] | None = None,
+    title: str = "",
+) -> bytes:
+    """PNG of ``before_after_image``."""
+    return _png(before_after_image(before, after, names, highlights, title))
+
+
 # --- the hand (a DM to one player) -----------------------------------------------------------
 
 CARD_W, CARD_H = 120, 168

@@ -244,6 +244,11 @@ async def test_a_whole_game_through_discord_with_a_restart(fake_discord: FakeDis
         final = fake.channel_messages(ch)[-3:]
         assert any("game is over" in m.content.lower() for m in final), [m.content for m in final]
         assert state.winners
+        # a move's before and after, on request, privately
+        entries = await bot.service.history_entries(ch.id)
+        ia = await table.slash(alice, "board", move=entries[3].seq)
+        msg = ia.messages[0]
+        assert msg.ephemeral and f"Move {entries[3].seq}" in msg.content and decodes(msg)
 
 
 async def test_closed_dms_are_told_once_and_the_hand_stays_private(fake_discord: FakeDiscord,

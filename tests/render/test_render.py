@@ -154,3 +154,29 @@ def test_fonts_ship_with_their_licence() -> None:
         "DejaVuSans.ttf",
         "DejaVuSansCondensed-Bold.ttf",
     ]
+
+
+def test_before_after_shows_each_changed_age_side_by_side() -> None:
+    import io
+
+    from PIL import Image
+
+    import engine
+    import render
+    from engine import Age, BuildingType, Construct
+    from engine.builder import position
+
+    start = position(2, hands={0: "mmrc"})
+    tower = Construct(age=Age.MIGHT, building=BuildingType.WATCHTOWER, square="F4")
+    after, events = engine.apply(start, 0, tower)
+    one = Image.open(io.BytesIO(render.before_after_png(
+        engine.public_view(start), engine.public_view(after), ["Ann", "Bob"],
+        render.highlights_from_events(events), "Move 1")))
+    after3, events3 = engine.apply(start, 0, Construct(age=Age.MIGHT, building=BuildingType.KEEP,
+                                                       square="F4"))
+    three = Image.open(io.BytesIO(render.before_after_png(
+        engine.public_view(start), engine.public_view(after3), ["Ann", "Bob"],
+        render.highlights_from_events(events3), "Move 1")))
+    assert one.width == three.width and one.width > 1000
+    # a Watchtower changes Might only; a Keep ripples to Faith and Reason too: three rows
+    assert 2.5 < three.height / one.height < 3.5
