@@ -29,7 +29,16 @@ from .dispatcher import TimerDispatcher
 from .service import DecisionInfo, Direct, GameInfo, GameService, Image, Outcome
 from .settings import Settings
 from .storage import Storage
-from .textcommands import COMMANDS, Context, UserRef, execute, parse_args, parse_line, to_action
+from .textcommands import (
+    COMMANDS,
+    HELP_TOPICS,
+    Context,
+    UserRef,
+    execute,
+    parse_args,
+    parse_line,
+    to_action,
+)
 
 log = logging.getLogger("khronos.discord")
 
@@ -40,6 +49,28 @@ AGE_CHOICES = [app_commands.Choice(name=a.label, value=a.label.lower()) for a in
 BOARD_AGES = AGE_CHOICES[:2]
 BUILDING_CHOICES = [app_commands.Choice(name=b.label, value=b.value) for b in BuildingType]
 NO_PINGS = discord.AllowedMentions.none()
+
+
+def chunks(text: str, limit: int = 2000) -> list[str]:
+    """``text`` in pieces of at most ``limit`` characters (Discord's message limit), cut at line
+    ends where possible; never an empty list."""
+    out: list[str] = []
+    current = ""
+    for line in text.split("\n"):
+        while len(line) > limit:
+            if current:
+                out.append(current)
+                current = ""
+            out.append(line[:limit])
+            line = line[limit:]
+        candidate = f"{current}\n{line}" if current else line
+        if len(candidate) > limit:
+            out.append(current)
+            current = line
+        else:
+            current = candidate
+    out.append(current or "\u200b")
+    return out
 
 
 # --- rendering an outcome's images (off the event loop) -----------------------------------------
@@ -183,7 +214,7 @@ def decision_view(decision: DecisionInfo) -> discord.ui.View:
 # --- the bot ---------------------------------------------------------------------------------
 
 
-class KhronosBot(commands.Bot):
+class KhronosBot(commands.AutoShardedBot):
     def __init__(self, settings: Settings, *, service: GameService | None = None,
                  **options: Any) -> None:
         intents = discord.Intents.none()
@@ -309,7 +340,10 @@ class KhronosBot(commands.Bot):
         if channel is not None and isinstance(channel, discord.abc.Messageable):
             for post in outcome.public:
                 file = await to_file(post.image) if post.image is not None else None
-                await channel.send(post.text[:2000], file=file or discord.utils.MISSING,
+                *first, last = chunks(post.text)
+                for part in first:
+                    await channel.send(part, allowed_mentions=NO_PINGS)
+                await channel.send(last, file=file or discord.utils.MISSING,
                                    allowed_mentions=NO_PINGS)
             for ping in outcome.pings:
                 await channel.send(f"<@{ping.user_id}> {ping.text}"[:2000],
@@ -328,7 +362,10 @@ class KhronosBot(commands.Bot):
             if decision is not None and decision.user_id == interaction.user.id:
                 kwargs["view"] = decision_view(decision)
                 text = f"{text}\n{decision.prompt}" if reply else decision.prompt
-            await interaction.followup.send(text[:2000], **kwargs)
+            *first, last = chunks(text)
+            for part in first:
+                await interaction.followup.send(part, ephemeral=kwargs["ephemeral"])
+            await interaction.followup.send(last, **kwargs)
 
     async def _send_direct(self, direct: Direct, game: GameInfo | None, channel: Any) -> None:
         try:
@@ -501,7 +538,7 @@ def register_commands(bot: KhronosBot) -> None:
         await _run(bot, interaction, "create", {"players": players, "holdem": holdem or None,
                                                  "reminder": reminder, "deadline": deadline})
 
-    for simple in ("join", "leave", "start", "undo", "hand", "status", "help", "abandon",
+    for simple in ("join", "leave", "start", "undo", "hand", "status", "abandon",
                    "rebuild", "mygames", "mute", "unmute", "back", "pause", "resume"):
         _simple_command(bot, simple)
 
@@ -634,6 +671,13 @@ def register_commands(bot: KhronosBot) -> None:
     async def board(interaction: discord.Interaction[Any], age: str | None = None,
                     move: app_commands.Range[int, 1, 1_000_000] | None = None) -> None:
         await _run(bot, interaction, "board", {"age": age, "move": move})
+
+    @tree.command(name="help", description=COMMANDS["help"].description)
+    @_describe("help")
+    @app_commands.choices(topic=[app_commands.Choice(name=t, value=t) for t in HELP_TOPICS])
+    async def help_command(interaction: discord.Interaction[Any], topic: str | None = None
+                           ) -> None:
+        await _run(bot, interaction, "help", {"topic": topic})
 
     @tree.command(name="history", description=COMMANDS["history"].description)
     @_describe("history")

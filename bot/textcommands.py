@@ -41,7 +41,7 @@ from engine import (
 
 from .service import GameService, GameSettings, NotSeated, Outcome, Reply
 
-ParamKind = Literal["building", "square", "age", "cards", "int", "flag", "number", "hours",
+ParamKind = Literal["building", "square", "age", "cards", "int", "flag", "number", "topic", "hours",
                     "user"]
 Group = Literal["lobby", "turn", "info", "self", "admin"]
 
@@ -76,6 +76,8 @@ class Param:
             return tuple(b.value for b in BuildingType)
         if self.kind == "age":
             return tuple(a.label.lower() for a in Age)
+        if self.kind == "topic":
+            return HELP_TOPICS
         return ()
 
 
@@ -165,7 +167,9 @@ COMMANDS: dict[str, CommandSpec] = {
         CommandSpec("history", "The last moves of the game", "info", (
             Param("count", "int", "How many moves (default 15)", False, 1, 100),
         ), "/history"),
-        CommandSpec("help", "Commands and a rules summary", "info", (), "/help"),
+        CommandSpec("help", "The commands, or a summary of the rules (/help rules)", "info", (
+            Param("topic", "topic", "commands (default) or rules", False),
+        ), "/help rules"),
         CommandSpec("mygames", "Your games on every server: whose turn, and links", "info", (),
                     "/mygames"),
         # --- reminders and absence ---
@@ -296,6 +300,11 @@ def convert(param: Param, text: str) -> Any:
             if not t:
                 raise ValueError(f"{param.name} must name a user, like @bob")
             return UserRef(None, t.lstrip("@"))
+        case "topic":
+            key = t.lower()
+            if key not in HELP_TOPICS:
+                raise ValueError(f"{text!r} is not a help topic: {', '.join(HELP_TOPICS)}")
+            return key
         case "flag":
             key = t.lower()
             if key in ("yes", "true", "on", "1", param.name):
@@ -399,12 +408,41 @@ def to_action(name: str, args: dict[str, Any]) -> Action:
     raise MalformedAction(f"/{name} is not a move.")
 
 
+HELP_TOPICS = ("commands", "rules")
+
+RULES_SUMMARY = """\
+Khronos in short (each line names its rule; the full text is RULES.md):
+- Three boards, one map: Might, Faith, Reason (R1-R3). 7 rounds; income in rounds 4 and 7 (R8, R46).
+- Your turn: exchange cards for 2 Ecus (R9), then travel (1 Ecu, R13) and play cards where an \
+adventurer stands, 2 cards per adventurer (R14); end by drawing back to 4 (R12).
+- Build on Might or Faith with cards of the building's family = its value (Keep 2, Castle 3, \
+Town 3) plus forest/mountain surcharge in 2-4 player games (R15, R18). Only Towns and Cities on \
+the river.
+- Upgrade your own military/religious building or any civil one (R16); size 2-3 pays 1 Ecu on \
+Might, 2 on Faith (R17). Demolish a size-1 tile for 1 Ecu + 1 card (R22).
+- Domains are buildings joined by sides (R19). Only civil buildings may join domains (R20). In a \
+domain the top military and the top religious building must each be unique (R21).
+- Ripples: size 2-3 buildings copy forward in time: Towns/Cities to every later board, Keeps, \
+Castles, Monasteries, Abbeys to Faith (with your cube) and to Reason as ruins (R23-R26). A copy \
+erases what it lands on (paradox, R29-R30) unless Faith refuses it (R27).
+- When a civil building joins domains, ties at the top are settled by power: the weaker \
+domain's building is downsized, its owner placing the smaller tile (R31-R36).
+- Reason: no building; put cubes on civil buildings (R41) and renovate ruins (R42).
+- Income: Might pays the civil value of each domain whose top military building is yours (R47), \
+Faith the same for religious (R48), Reason the military and religious value of each domain where \
+you have the most cubes (R49). Richest after round 7 wins (R50)."""
+
+
+def rules_text() -> str:
+    return RULES_SUMMARY
+
+
 def help_text() -> str:
     groups = {"lobby": "Lobby", "turn": "Your turn", "info": "Information",
               "self": "Reminders and absence", "admin": "Creator or admin"}
     lines = [
         "Khronos: build across three ages (Might, Faith, Reason); what you build ripples "
-        "forward in time. Richest player after 7 rounds wins.",
+        "forward in time. Richest player after 7 rounds wins. /help rules: the rules in short.",
     ]
     for group, title in groups.items():
         lines.append(f"{title}:")
@@ -461,7 +499,8 @@ async def execute(service: GameService, ctx: Context, name: str, args: dict[str,
         case "history":
             return await service.history(ch, args.get("count", 15))
         case "help":
-            return Outcome(game=None, reply=Reply(help_text()))
+            text = rules_text() if args.get("topic") == "rules" else help_text()
+            return Outcome(game=None, reply=Reply(text))
         case "mygames":
             return await service.my_games(user)
         case "mute" | "unmute":

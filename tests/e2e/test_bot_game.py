@@ -355,3 +355,36 @@ async def test_a_choice_dmed_before_a_restart_is_answered_after_it(fake_discord:
         assert tile_at(state, Age.FAITH, "I4") is None and tile_at(state, Age.REASON, "I4") is None
         post = fake.channel_messages(ch)[-1]
         assert post.notified_user_ids() == [] or post.notified_user_ids() == [red.id]
+
+
+def test_long_texts_are_split_at_line_ends_within_discords_limit() -> None:
+    from bot.discord_app import chunks
+    from bot.textcommands import help_text
+
+    text = help_text()
+    parts = chunks(text)
+    assert len(text) > 2000 and len(parts) >= 2
+    assert all(0 < len(p) <= 2000 for p in parts)
+    assert "\n".join(parts) == text
+    assert chunks("x" * 4500) == ["x" * 2000, "x" * 2000, "x" * 500]
+    assert chunks("") == ["\u200b"]
+
+
+async def test_help_in_discord_is_complete_and_private(fake_discord: FakeDiscord,
+                                                       tmp_path: Path) -> None:
+    from bot.textcommands import help_text, rules_text
+
+    fake = fake_discord
+    guild = fake.add_guild()
+    ch = fake.add_channel(guild, "khronos")
+    alice = fake.add_user("alice")
+    async with fake.running(make_bot(fake, tmp_path, guild.id)):
+        ia = await fake.slash(alice, ch, "help")
+        await ia.wait_ack()
+        parts = [await ia.wait_message(lambda m: "Squares: A-T" in m.content, timeout=10)]
+        assert all(m.ephemeral for m in ia.messages)
+        assert "\n".join(m.content for m in ia.messages) == help_text()
+        ia = await fake.slash(alice, ch, "help", options={"topic": "rules"})
+        msg = await ia.wait_message(timeout=10)
+        assert msg.content == rules_text() and "R21" in msg.content and msg.ephemeral
+        assert parts
