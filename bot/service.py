@@ -1517,6 +1517,20 @@ class GameService:
         return Outcome(game=info, public=[Post(f"{me.name} is back.")],
                        reply=Reply("Welcome back: reminders are on again."))
 
+    async def _managed_seat(
+        self, tx: Tx, channel_id: int, user_id: int, target_user_id: int, is_admin: bool,
+        what: str,
+    ) -> tuple[GameRow, GameInfo, int]:
+        """The live game, its seats and ``target_user_id``'s seat, once ``user_id`` has been
+        checked to be its creator or an admin (``what`` names the act in the refusal)."""
+        game = await self._game(tx, channel_id, live_only=True)
+        self._may_manage(game, user_id, is_admin, what)
+        info = self._info(game, await tx.seats(game.id))
+        seat = info.seat_of(target_user_id)
+        if seat is None:
+            raise NotSeated("That user is not playing in this game.")
+        return game, info, seat
+
     async def replace_player(
         self, channel_id: int, user_id: int, old_user_id: int, new_user_id: int,
         new_name: str, *, is_admin: bool = False,
@@ -1526,12 +1540,8 @@ class GameService:
         seat's). A replaced creator hands the creator's rights on too."""
         now = self.clock()
         async with self.storage.write() as tx:
-            game = await self._game(tx, channel_id, live_only=True)
-            self._may_manage(game, user_id, is_admin, "replace a player")
-            info = self._info(game, await tx.seats(game.id))
-            seat = info.seat_of(old_user_id)
-            if seat is None:
-                raise NotSeated("That user is not playing in this game.")
+            game, info, seat = await self._managed_seat(
+                tx, channel_id, user_id, old_user_id, is_admin, "replace a player")
             if info.seat_of(new_user_id) is not None:
                 raise LobbyError(f"{new_name} already sits in this game; choose someone else.")
             old_name = info.names[seat]
@@ -1565,12 +1575,8 @@ class GameService:
         once and his choices take their R37 default (no timers, no DMs)."""
         now = self.clock()
         async with self.storage.write() as tx:
-            game = await self._game(tx, channel_id, live_only=True)
-            self._may_manage(game, user_id, is_admin, "remove a player")
-            info = self._info(game, await tx.seats(game.id))
-            seat = info.seat_of(target_user_id)
-            if seat is None:
-                raise NotSeated("That user is not playing in this game.")
+            game, info, seat = await self._managed_seat(
+                tx, channel_id, user_id, target_user_id, is_admin, "remove a player")
             name = info.names[seat]
             if game.status == "lobby":
                 await tx.remove_seat(game.id, target_user_id)
