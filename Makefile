@@ -19,7 +19,7 @@ local: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check engine render bot tests benchmarks
-	$(BIN)/mypy engine render
+	$(BIN)/mypy engine render bot
 
 test: $(STAMP) lint
 	$(BIN)/python -m pytest

@@ -244,7 +244,7 @@ class KhronosBot(commands.AutoShardedBot):
         self.dispatcher.start()
         self.add_dynamic_items(ChoiceButton, ConfirmButton, CancelButton, HandButton)
         register_commands(self)
-        self.tree.on_error = self.on_tree_error  # type: ignore[assignment]
+        self.tree.error(self.on_tree_error)
         if self.settings.test_guild_id:
             guild = discord.Object(id=self.settings.test_guild_id)
             self.tree.copy_global_to(guild=guild)
@@ -443,6 +443,8 @@ class KhronosBot(commands.AutoShardedBot):
             kinds = {"demolish": "demolish", "populate": "populate", "renovate": "renovate"}
             seen = {}
             for act in engine.legal_actions(state, seat):
+                if not isinstance(act, engine.Demolish | engine.Populate | engine.Renovate):
+                    continue
                 if act.kind == kinds.get(what) and getattr(act, "age", Age.REASON) is age:
                     sq = act.square
                     cost = {"demolish": "1 Ecu + 1 card", "populate": "1 civil card per cube",

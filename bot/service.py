@@ -539,8 +539,7 @@ class GameService:
             version = await tx.update_game(game.id, game.version, now=now)
             seats = await tx.seats(game.id)
             if settings.seats is not None and len(seats) == settings.seats:
-                game = await tx.game(game.id)
-                assert game is not None
+                game = await self._reload(tx, game.id)
                 return await self._start(tx, game, seats, now, f"{name} joins; the game is full.")
         info = self._info(game, seats, version)
         return Outcome(game=info, public=[Post(f"{name} joins the game ({len(seats)} seated).")])
@@ -562,8 +561,7 @@ class GameService:
             seats = await tx.seats(game.id)
             status = "lobby" if seats else "abandoned"
             version = await tx.update_game(game.id, game.version, now=now, status=status)
-            game = await tx.game(game.id)
-            assert game is not None
+            game = await self._reload(tx, game.id)
         text = f"{me.name} leaves the game."
         if not seats:
             text += " Nobody is left; the game is closed."
@@ -629,8 +627,7 @@ class GameService:
             await tx.add_note(game.id, await tx.last_seq(game.id), "The game was abandoned.",
                               now, user_id)
             seats = await tx.seats(game.id)
-            game = await tx.game(game.id)
-            assert game is not None
+            game = await self._reload(tx, game.id)
         info = self._info(game, seats, version)
         text = "The game is abandoned. A new one can be created with /create."
         if game.state is None:  # abandoned in its lobby
@@ -1391,8 +1388,7 @@ class GameService:
                 raise MalformedAction("Hours must be more than 0.") from None
             await tx.update_game(game.id, game.version, now=now,
                                  settings=settings.model_dump_json())
-            game = await tx.game(game.id)
-            assert game is not None
+            game = await self._reload(tx, game.id)
             info = self._info(game, await tx.seats(game.id))
             if game.status == "active":
                 await self._schedule(tx, info, self._state(game), now, fresh=True)
@@ -1412,8 +1408,7 @@ class GameService:
                 raise GamePaused("The game is already paused; /resume starts it again.")
             await tx.update_game(game.id, game.version, now=now, paused_at=now)
             await tx.cancel_timers(game.id)
-            game = await tx.game(game.id)
-            assert game is not None
+            game = await self._reload(tx, game.id)
             info = self._info(game, await tx.seats(game.id))
             who = self._who(info, user_id)
             await tx.add_note(game.id, await tx.last_seq(game.id), f"{who} paused the game.",
@@ -1431,8 +1426,7 @@ class GameService:
                 raise GamePaused("The game is not paused.")
             paused_at = game.paused_at
             await tx.update_game(game.id, game.version, now=now, paused_at=None)
-            game = await tx.game(game.id)
-            assert game is not None
+            game = await self._reload(tx, game.id)
             info = self._info(game, await tx.seats(game.id))
             who = self._who(info, user_id)
             await tx.add_note(game.id, await tx.last_seq(game.id), f"{who} resumed the game.",
@@ -1517,6 +1511,14 @@ class GameService:
         return Outcome(game=info, public=[Post(f"{me.name} is back.")],
                        reply=Reply("Welcome back: reminders are on again."))
 
+    @staticmethod
+    async def _reload(q: Queries, game_id: int) -> GameRow:
+        """The game's row again, after an update inside the same transaction."""
+        game = await q.game(game_id)
+        if game is None:
+            raise NoGameHere("This game no longer exists.")
+        return game
+
     async def _managed_seat(
         self, tx: Tx, channel_id: int, user_id: int, target_user_id: int, is_admin: bool,
         what: str,
@@ -1551,8 +1553,7 @@ class GameService:
             if game.creator_id == old_user_id:
                 fields["creator_id"] = new_user_id
             await tx.update_game(game.id, game.version, now=now, **fields)
-            game = await tx.game(game.id)
-            assert game is not None
+            game = await self._reload(tx, game.id)
             info = self._info(game, await tx.seats(game.id))
             await tx.add_note(game.id, await tx.last_seq(game.id),
                               f"{new_name} replaced {old_name}.", now, user_id)
@@ -1583,8 +1584,7 @@ class GameService:
                 seats = await tx.seats(game.id)
                 status = "lobby" if seats else "abandoned"
                 await tx.update_game(game.id, game.version, now=now, status=status)
-                game = await tx.game(game.id)
-                assert game is not None
+                game = await self._reload(tx, game.id)
                 return Outcome(game=self._info(game, seats),
                                public=[Post(f"{name} is removed from the game.")])
             me = info.seat_info(seat)
