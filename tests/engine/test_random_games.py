@@ -28,7 +28,7 @@ from engine import (
 from engine.actions import Action
 from engine.random_player import play_random_game, random_action
 
-GAMES = int(os.environ.get("KHRONOS_LONG_RUN", "160"))
+GAMES = int(os.environ.get("KHRONOS_LONG_RUN", "240"))
 
 
 def _play_checked(options: Options, seed: int, use_defaults: bool) -> tuple[GameState, list]:
