@@ -18,8 +18,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from .board import parse_square
-from .constants import Age, BuildingType, Family
+from .board import FOOTPRINTS, TERRAIN, parse_square
+from .constants import BUILDINGS, Age, BuildingType, Family, Terrain
+from .domains import BoardIndex
 from .game import new_game
 from .rules import FAMILY_ORDER
 from .state import GameState, Options, Tile
@@ -77,10 +78,6 @@ def position(
 
 
 def _free_spots(state: GameState, size: int) -> list[int]:
-    from .board import FOOTPRINTS, TERRAIN
-    from .constants import Terrain
-    from .domains import BoardIndex
-
     grid = BoardIndex(state.boards[Age.REASON]).grid
     out = []
     for fp in reversed(FOOTPRINTS[size]):
@@ -94,8 +91,6 @@ def _free_spots(state: GameState, size: int) -> list[int]:
 
 
 def _exhaust(state: GameState, btype: BuildingType, leave: int) -> None:
-    from .constants import BUILDINGS
-
     spots = _free_spots(state, BUILDINGS[btype].size)
     while state.stock[btype] > leave:
         ruin = BUILDINGS[btype].ruin_value > 0
@@ -158,7 +153,6 @@ def _set_hand(state: GameState, seat: int, hand: list[Family]) -> None:
 
 def tile_at(state: GameState, age: Age, square: str) -> Tile | None:
     """The tile covering ``square`` on ``age`` (any of its squares), or None."""
-    from .domains import BoardIndex
 
     idx = BoardIndex(state.boards[age])
     b = idx.at(parse_square(square))

@@ -23,7 +23,7 @@ from .actions import (
     Travel,
     Upgrade,
 )
-from .board import FOOTPRINTS, parse_square, square_name
+from .board import FOOTPRINTS, outer_positions, parse_square, square_name
 from .constants import (
     ADVENTURERS,
     BONUS,
@@ -51,6 +51,7 @@ from .resolve import (
     after_removal,
     cells_of,
     new_tile_id,
+    remove_tile,
     run_agenda,
     tile_name,
     touched_domains,
@@ -75,7 +76,7 @@ from .rules import (
     upgrade_targets,
     who,
 )
-from .state import GameState, Options, Player, Tile, TurnState
+from .state import Board, GameState, Options, Player, Tile, TurnState
 
 # --- setup -----------------------------------------------------------------------------------
 
@@ -109,8 +110,6 @@ def new_game(options: Options, seed: int) -> GameState:
             )
         )
     state_rng, first = rng.below(state_rng, options.players)
-    from .state import Board
-
     return GameState(
         options=options,
         seed=seed,
@@ -452,8 +451,6 @@ def _upgrade_at(ctx: Ctx, seat: int, action: Upgrade, building: Building) -> int
     if len(legal) == 1:
         return legal[0].at
     if not legal:
-        from .board import outer_positions
-
         positions = outer_positions(
             building.at, BUILDINGS[building.type].size, BUILDINGS[action.to].size
         )
@@ -661,8 +658,6 @@ def _execute(state: GameState, plan: _Plan, events: list[Event]) -> None:
             player.ecus -= DEMOLISH_ECUS
             tile = state.boards[plan.age].tile(plan.building.key)  # type: ignore[assignment]
             assert tile is not None
-            from .resolve import remove_tile
-
             remove_tile(
                 state,
                 plan.age,
