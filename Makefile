@@ -1,28 +1,67 @@
-# Two commands a newcomer needs: `make run` and `make test`. Each builds .venv on first use.
+# Two commands a newcomer needs: `make run` and `make test`. Each builds .venv on first use,
+# from the pinned versions: requirements.txt (what the bot runs on) for run and local,
+# plus requirements-dev.txt (linters, test tools) for test. See docs/deploy.md.
 PY ?= python3
-VENV := .venv
+VENV ?= .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+PIP := $(BIN)/python -m pip --disable-pip-version-check
+RUN_STAMP := $(VENV)/.run-installed
+DEV_STAMP := $(VENV)/.dev-installed
 
-$(STAMP): pyproject.toml
-	test -d $(VENV) || $(PY) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]'
-	touch $(STAMP)
-
-.PHONY: run test lint bench local
-run: $(STAMP)
+.PHONY: run local test lint bench lock image-check
+run: $(RUN_STAMP)
 	$(BIN)/python -m bot
 
-local: $(STAMP)
+local: $(RUN_STAMP)
 	$(BIN)/python -m bot --local
 
-lint: $(STAMP)
+lint: $(DEV_STAMP)
 	$(BIN)/ruff check engine render bot tests benchmarks
 	$(BIN)/mypy engine render bot
 
-test: $(STAMP) lint
+test: lint
 	$(BIN)/python -m pytest
 
-bench: $(STAMP)
+bench: $(RUN_STAMP)
 	for f in benchmarks/bench_*.py; do $(BIN)/python $$f || exit 1; done
+
+# the Dockerfile's steps without Docker (docs/deploy.md); not part of test: it takes a minute
+image-check:
+	bash .ci/image-check
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+
+# the runtime pins, then the project itself (editable) without resolving anything again
+$(RUN_STAMP): pyproject.toml requirements.txt | $(BIN)/python
+	$(PIP) install -q -r requirements.txt
+	$(PIP) install -q --no-deps -e .
+	$(PIP) check
+	touch $@
+
+$(DEV_STAMP): $(RUN_STAMP) requirements-dev.txt
+	$(PIP) install -q -r requirements.txt -r requirements-dev.txt
+	$(PIP) check
+	touch $@
+
+# Re-pin after changing a range in pyproject.toml: a fresh venv installs the project, and its
+# versions are written down. Pins that still fit are kept; `make lock UPGRADE=1` takes the
+# newest versions the ranges allow. Then run `make test` (it reinstalls from the new pins).
+LOCK_VENV := .lock-venv
+KEEP = $(if $(UPGRADE),,$(addprefix -c ,$(wildcard requirements.txt)))
+KEEP_DEV = $(if $(UPGRADE),,$(addprefix -c ,$(wildcard requirements-dev.txt)))
+HEADER = \# $(1), pinned by `make lock` from pyproject.toml with $(shell $(PY) --version).\n\# Do not edit by hand: change pyproject.toml, then run `make lock` (docs/deploy.md).
+lock:
+	rm -rf $(LOCK_VENV) build
+	$(PY) -m venv $(LOCK_VENV)
+	$(LOCK_VENV)/bin/python -m pip install -q --disable-pip-version-check $(KEEP) .
+	{ printf '$(call HEADER,What the bot runs on)\n'; \
+	  $(LOCK_VENV)/bin/python -m pip freeze --exclude khronos-discord; } > requirements.txt.new
+	$(LOCK_VENV)/bin/python -m pip install -q --disable-pip-version-check \
+	  -c requirements.txt.new $(KEEP_DEV) '.[dev]'
+	{ printf '$(call HEADER,What make test adds to requirements.txt)\n'; \
+	  $(LOCK_VENV)/bin/python -m pip freeze --exclude khronos-discord \
+	  | grep -vxF -f requirements.txt.new; } > requirements-dev.txt.new
+	mv requirements.txt.new requirements.txt
+	mv requirements-dev.txt.new requirements-dev.txt
+	rm -rf $(LOCK_VENV) build

@@ -1,25 +1,46 @@
 """Images of the game: pure functions from the engine's views to PNG bytes (style 12).
 
-- ``boards_png``: the panel (round, turn, players, stock, legend) above the three ages stacked.
-- ``age_png``: one age large, for a closer look.
-- ``before_after_png``: the ages a move changed, before and after it, side by side.
+- ``move_png``: after every move, the age played on large, the two others small, what happened
+  and whose turn it is; made to be read at Discord's inline preview size.
+- ``boards_png``: the panel (round, turn, players, stock, legend) above the three ages stacked,
+  every age large (``/board``).
+- ``age_png``: one age larger still (``/board age``).
+- ``before_after_png``: the ages a move changed, before and after it (``/board move``).
 - ``hand_png``: a player's cards (and the Hold'em face-up cards), for a DM.
-- ``alt_text``: the boards image in words, at most 1,024 characters (Discord's limit).
+- ``summary_png``: at the end of a game, the final scores explained and the Ecus round by
+  round; its figures come from ``game_summary`` or ``summary_from_moves``.
+- ``alt_text``, ``summary_alt_text``: the images in words, at most 1,024 characters.
 - ``highlights_from_events``: the squares a move changed, per age, for ``highlights=``.
 
 Fonts are shipped in ``render/fonts/`` (DejaVu, Bitstream Vera licence) and loaded only from
-there, so an image is the same on every machine. See docs/render.md for the layout and palette.
+there, so an image is the same on every machine. Every word drawn comes from
+``render/strings.py``. See docs/render.md for the layouts, the palette and the figures.
 """
 
-from .images import age_png, before_after_png, boards_png, hand_png
+from .images import age_png, before_after_png, boards_png, hand_png, move_png
+from .summary import (
+    GameSummary,
+    PlayerScore,
+    game_summary,
+    summary_alt_text,
+    summary_from_moves,
+    summary_png,
+)
 from .text import ALT_TEXT_LIMIT, alt_text, highlights_from_events
 
 __all__ = [
     "ALT_TEXT_LIMIT",
+    "GameSummary",
+    "PlayerScore",
     "age_png",
     "alt_text",
     "before_after_png",
     "boards_png",
+    "game_summary",
     "hand_png",
     "highlights_from_events",
+    "move_png",
+    "summary_alt_text",
+    "summary_from_moves",
+    "summary_png",
 ]

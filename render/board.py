@@ -1,15 +1,23 @@
 """One age's board: the 20x16 map with its edge labels, tiles, cubes, adventurers and highlights.
 
-``draw_board`` paints onto an image at a given cell size, so the boards image (small cells) and
-the single-age image (large cells) share every line of drawing code.
+``draw_board`` paints onto an image at a given cell size, so every image (the boards, one age
+large, the move post, before and after) shares every line of drawing code.
+
+Speed (issue 13, item 8): the terrain with its edge labels is drawn once per cell size
+(``frame_layer``), and a board with its buildings once per content (``board_layer``, a small
+cache keyed by the board's tiles and cubes), so an image after a move redraws only the ages the
+move changed. The header and the highlight are drawn on the copy, never on a cached layer.
+
+Where things go on a tile is computed apart from the painting (``tile_layout``), so the tests
+can check that no label, marker or frame covers a cube.
 """
 
 from __future__ import annotations
 
 import math
-from collections import Counter
-from dataclasses import dataclass
-from functools import lru_cache
+import threading
+from collections import Counter, OrderedDict
+from dataclasses import dataclass, field
 
 from PIL import Image, ImageDraw
 
@@ -17,6 +25,7 @@ from engine import BUILDINGS, PRINTED_HAMLETS, TERRAIN, Age, Family, PublicView,
 from engine.constants import COL_LETTERS, COLS, ROWS, capacity
 from engine.state import Board, Tile
 
+from .strings import age_name, building_code, building_name, say
 from .style import (
     BOLD,
     CONDENSED,
@@ -26,32 +35,43 @@ from .style import (
     INK,
     MUTED,
     PAPER,
+    REGULAR,
     RGB,
     TERRAIN_LOOK,
-    TIMES,
-    TYPE_CODE,
     WHITE,
+    cube_extent,
     draw_cube,
-    fit_text,
+    fit_size,
     font,
-    mix,
+    player_look,
+    put_text,
+    ruin_colours,
     stamp_text,
+    text_length,
 )
 
-RUIN_GREY: RGB = (226, 224, 220)
 HIGHLIGHT_OUTER: RGB = INK
 HIGHLIGHT_INNER: RGB = WHITE
+MIN_LABEL_PX = 9  # the smallest two-letter code
+MIN_NAME_PX = 8  # below this a building's name gives way to its two-letter code
+DETAIL_CELL = 24  # cells smaller than this (thumbnails) show codes only and no ruin plate
+
+Box = tuple[float, float, float, float]
 
 
 @dataclass(frozen=True)
 class BoardGeometry:
-    """Sizes of one board block at a given cell size (all in pixels)."""
+    """Sizes of one board block at a given cell size (all in pixels). ``labels``: the column
+    letters and row numbers around the map (thumbnails leave them out)."""
 
     cell: int
+    labels: bool = True
 
     @property
     def band(self) -> int:
         """Width of the edge band holding column letters and row numbers."""
+        if not self.labels:
+            return max(3, self.cell // 6)
         return max(18, round(self.cell * 0.5))
 
     @property
@@ -66,6 +86,17 @@ class BoardGeometry:
     @property
     def height(self) -> int:
         return self.header + ROWS * self.cell + 2 * self.band
+
+
+def highlight_widths(cell: int) -> tuple[int, int]:
+    """(outer, inner) thickness of the last-move outline at ``cell`` pixels per square."""
+    outer = max(6, round(cell / 5))
+    return outer, max(2, outer // 2 - 1)
+
+
+def content_inset(cell: int) -> float:
+    """How far inside its squares a cube or a label must stay, clear of the highlight."""
+    return highlight_widths(cell)[0] / 2 + 1
 
 
 # --- terrain (the same on every board and every state: drawn once per cell size) -------------
@@ -97,7 +128,41 @@ def _draw_terrain_cell(draw: ImageDraw.ImageDraw, terrain: Terrain, x: int, y: i
             draw.line(pts, fill=look.mark, width=w)
 
 
-@lru_cache(maxsize=4)
+_LAYERS: OrderedDict[tuple[object, ...], Image.Image] = OrderedDict()
+_LOCK = threading.Lock()  # the bot renders in worker threads (asyncio.to_thread)
+# About 14 boards at 40 px a square (1.7 MB each), or 5 at 64: the ages of a few games in play.
+LAYER_CACHE_BYTES = 24_000_000
+
+
+def _cached(key: tuple[object, ...], build: object) -> Image.Image:
+    """The image stored under ``key``, built by ``build()`` when missing; the least recently
+    used images go first when the cache holds more than ``LAYER_CACHE_BYTES``. Callers paste
+    the image and never draw on it."""
+    budget = LAYER_CACHE_BYTES
+    with _LOCK:
+        img = _LAYERS.get(key)
+        if img is not None:
+            _LAYERS.move_to_end(key)
+            return img
+    assert callable(build)
+    img = build()  # outside the lock: two threads may both draw it, the last one is kept
+    assert isinstance(img, Image.Image)
+    with _LOCK:
+        _LAYERS[key] = img
+        size = sum(i.width * i.height * len(i.getbands()) for i in _LAYERS.values())
+        while size > budget and len(_LAYERS) > 1:
+            _, old = _LAYERS.popitem(last=False)
+            size -= old.width * old.height * len(old.getbands())
+    return img
+
+
+def clear_layer_cache() -> None:
+    """Forget every cached layer (for the benchmark's cold figures and the tests)."""
+    with _LOCK:
+        _LAYERS.clear()
+        _frame.clear()
+
+
 def terrain_layer(cell: int) -> Image.Image:
     """The bare map (terrain, patterns and grid lines) at ``cell`` pixels per square."""
     img = Image.new("RGB", (COLS * cell, ROWS * cell), PAPER)
@@ -114,32 +179,226 @@ def terrain_layer(cell: int) -> Image.Image:
     return img
 
 
-@lru_cache(maxsize=4)
-def frame_layer(cell: int) -> Image.Image:
-    """The board without its header: terrain plus the column letters and row numbers."""
-    geo = BoardGeometry(cell)
-    b = geo.band
+_frame: dict[BoardGeometry, Image.Image] = {}
+
+
+def frame_layer(geo: BoardGeometry) -> Image.Image:
+    """The board without its header: terrain plus the column letters and row numbers. Drawn
+    once per geometry (a handful of sizes) and kept."""
+    with _LOCK:
+        img = _frame.get(geo)
+    if img is not None:
+        return img
+    cell, b = geo.cell, geo.band
     img = Image.new("RGB", (geo.width, ROWS * cell + 2 * b), PAPER)
     img.paste(terrain_layer(cell), (b, b))
     draw = ImageDraw.Draw(img)
-    fnt = font(max(11, round(b * 0.62)), BOLD)
-    for col in range(COLS):
-        cx = b + col * cell + cell / 2
-        for cy in (b / 2, b + ROWS * cell + b / 2):
-            draw.text((cx, cy), COL_LETTERS[col], font=fnt, fill=MUTED, anchor="mm")
-    for row in range(ROWS):
-        cy = b + row * cell + cell / 2
-        for cx in (b / 2, b + COLS * cell + b / 2):
-            draw.text((cx, cy), str(row + 1), font=fnt, fill=MUTED, anchor="mm")
+    if geo.labels:
+        fnt = font(max(11, round(b * 0.62)), BOLD)
+        for col in range(COLS):
+            cx = b + col * cell + cell / 2
+            for cy in (b / 2, b + ROWS * cell + b / 2):
+                draw.text((cx, cy), COL_LETTERS[col], font=fnt, fill=MUTED, anchor="mm")
+        for row in range(ROWS):
+            cy = b + row * cell + cell / 2
+            for cx in (b / 2, b + COLS * cell + b / 2):
+                draw.text((cx, cy), str(row + 1), font=fnt, fill=MUTED, anchor="mm")
     draw.rectangle((b - 1, b - 1, b + COLS * cell, b + ROWS * cell), outline=INK, width=1)
+    with _LOCK:
+        _frame[geo] = img
     return img
 
 
-# --- buildings ------------------------------------------------------------------------------
+# --- where things go on a tile (pure geometry, checked by the tests) --------------------------
 
 
-def _hatch(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], colour: RGB, step: int,
-           width: int) -> None:
+@dataclass(frozen=True)
+class Label:
+    text: str
+    px: int
+    font: str
+    cx: float
+    cy: float
+    colour: RGB
+
+    @property
+    def box(self) -> Box:
+        left, top, right, bottom = font(self.px, self.font).getbbox(self.text, anchor="mm")
+        return (self.cx + left, self.cy + top, self.cx + right, self.cy + bottom)
+
+
+@dataclass(frozen=True)
+class Token:
+    """A player's cube (or an empty place for one when ``seat`` is None) centred on (cx, cy)."""
+
+    seat: int | None
+    cx: float
+    cy: float
+    r: float
+
+    @property
+    def box(self) -> Box:
+        e = cube_extent(self.r) if self.seat is not None else self.r * 0.62 + 1
+        return (self.cx - e, self.cy - e, self.cx + e, self.cy + e)
+
+
+@dataclass(frozen=True)
+class TileLayout:
+    """Where every part of a tile is drawn, in image pixels."""
+
+    box: Box  # the tile's outline
+    outline: int  # its width
+    frame: int  # width of the owner's frame inside the outline (0: nobody owns it)
+    name: Label | None  # None on thumbnails, too small to read
+    ruin: Label | None = None  # the "RUIN" plate
+    owner: Token | None = None  # the owner's shape, on the bottom of the frame
+    marker: Token | None = None  # a renovation cube (R42)
+    places: list[Token] = field(default_factory=list)  # population places on Reason (R41)
+
+    def parts(self) -> list[tuple[str, Box]]:
+        """Every drawn part that must not cover another, named."""
+        out = [] if self.name is None else [("name", self.name.box)]
+        if self.ruin is not None:
+            out.append(("ruin", _plate(self.ruin)))
+        if self.owner is not None:
+            out.append(("owner", self.owner.box))
+        if self.marker is not None:
+            out.append(("marker", self.marker.box))
+        out.extend((f"place {i}", p.box) for i, p in enumerate(self.places))
+        return out
+
+
+def _plate(label: Label) -> Box:
+    x0, y0, x1, y1 = label.box
+    return (x0 - 3, y0 - 2, x1 + 3, y1 + 2)
+
+
+def radius_for(extent: float) -> float:
+    """The largest cube radius whose ``cube_extent`` is at most ``extent``."""
+    r = (extent - 3) / 1.12
+    return r if r >= 7.5 else (extent - 2) / 1.12
+
+
+MIN_CUBE = 1.5  # a cube smaller than this radius is left out (thumbnails): the frame remains
+
+
+READABLE_CUBE = 3.0  # radius under which a cube's shape cannot be told
+
+
+def tile_layout(tile: Tile, age: Age, gx: float, gy: float, c: int) -> TileLayout:
+    """The layout of ``tile`` on the map whose top-left square starts at (gx, gy): the name at
+    the top, the "RUIN" plate under it, the cubes along the bottom, all inside the tile and
+    clear of the last-move outline. Where the name leaves too little room for readable cubes
+    (a Hamlet tile on Reason at a small scale), the cubes win: the tile's look says Hamlet."""
+    lay = _tile_layout(tile, age, gx, gy, c, named=c >= DETAIL_CELL)
+    if lay.name is not None and any(p.r < READABLE_CUBE for p in lay.places):
+        lay = _tile_layout(tile, age, gx, gy, c, named=False)
+    return lay
+
+
+def _tile_layout(tile: Tile, age: Age, gx: float, gy: float, c: int, named: bool) -> TileLayout:
+    spec = BUILDINGS[tile.type]
+    size = spec.size
+    fam = spec.family
+    row, col = divmod(tile.at, COLS)
+    pad = max(2, c // 14)
+    sx0, sy0 = gx + col * c, gy + row * c  # the squares' region
+    sx1, sy1 = sx0 + size * c, sy0 + size * c
+    x0, y0, x1, y1 = sx0 + pad, sy0 + pad, sx1 - pad - 1, sy1 - pad - 1
+    ow = max(2, c // 18)
+    clear = content_inset(c)
+    inset = max(ow, clear - pad)
+    frame = max(3, round(c * (0.1 if size == 1 else 0.15))) if tile.owner is not None else 0
+    ix0, iy0 = x0 + inset + frame, y0 + inset + frame
+    ix1, iy1 = x1 - inset - frame, y1 - inset - frame
+    inner_w = ix1 - ix0 - 2
+    text_colour = INK if tile.ruin else FAMILY_TEXT[fam]
+    cx = (x0 + x1) / 2
+
+    name = None
+    if named:
+        # The type: the full name on tiles of size 2-3 when it fits, else the two-letter code.
+        px = None
+        if size > 1:
+            px = fit_size(building_name(tile.type), CONDENSED, round(c * (0.3 if size == 2
+                          else 0.4)), MIN_NAME_PX, inner_w)
+        if px is not None:
+            text = building_name(tile.type)
+        else:
+            text = building_code(tile.type)
+            px = fit_size(text, CONDENSED, round(c * (0.33 if size == 1 else 0.4)),
+                          MIN_LABEL_PX, inner_w) or MIN_LABEL_PX
+        top = iy0 + (1 if size == 1 else c * 0.06)
+        name = Label(text, px, CONDENSED, cx, top, text_colour)
+        name = Label(text, px, CONDENSED, cx, 2 * top - name.box[1], text_colour)
+    free_top = name.box[3] + 1 if name is not None else iy0
+
+    ruin = None
+    if tile.ruin and c >= DETAIL_CELL:  # only Keeps, Castles, Monasteries, Abbeys (size 2-3)
+        words = say("tile.ruin_half_paid" if tile.marker is not None else "tile.ruin")
+        rpx = fit_size(words, CONDENSED, max(MIN_LABEL_PX, round(c * 0.26)), 7, inner_w - 6)
+        if rpx is None:
+            words, rpx = say("tile.ruin"), 7
+        ruin = Label(words, rpx, CONDENSED, cx, 0, INK)
+        plate_top = _plate(ruin)[1]
+        ruin = Label(words, rpx, CONDENSED, cx, free_top + 3 - plate_top, INK)
+        free_top = _plate(ruin)[3] + 1
+
+    owner = None
+    if tile.owner is not None:
+        # Straddling the frame's bottom edge, so it takes little room from the name.
+        bottom = sy1 - clear
+        e = min(cube_extent(max(frame * 0.8, c * (0.16 if size == 1 else 0.19))),
+                (bottom - free_top) / 2)
+        if radius_for(e) >= MIN_CUBE:
+            owner = Token(tile.owner, cx, bottom - e, radius_for(e))
+
+    marker = None
+    if tile.marker is not None:
+        e = min(cube_extent(c * 0.17), (iy1 - free_top) / 2)
+        marker = Token(tile.marker, ix1 - e, iy1 - e, radius_for(e))
+
+    places: list[Token] = []
+    if age is Age.REASON and fam is Family.CIVIL:
+        cap = capacity(tile.type)
+        span = ix1 - ix0
+        e = min(cube_extent(c * 0.15), (iy1 - free_top) / 2, span / cap / 2 - 0.5)
+        gap = min(span / cap, e * 2 + 2)
+        seats: list[int | None] = [*tile.cubes]
+        if c >= DETAIL_CELL:  # empty places only where they can be told apart
+            seats += [None] * (cap - len(seats))
+        first = cx - gap * (len(seats) - 1) / 2
+        places = [Token(s, first + i * gap, iy1 - e, radius_for(e)) for i, s in enumerate(seats)]
+    return TileLayout((x0, y0, x1, y1), ow, frame, name, ruin, owner, marker, places)
+
+
+def hamlet_layout(square: int, age: Age, seat: int | None, gx: float, gy: float,
+                  c: int) -> tuple[Box | None, Token | None]:
+    """A printed hamlet: the box of its house, and on Reason the place for its one cube, the
+    house above the place. On a thumbnail (too small for both) a cube replaces the house."""
+    row, col = divmod(square, COLS)
+    x, y = gx + col * c, gy + row * c
+    inset = content_inset(c)
+    w = c * 0.3
+    if age is not Age.REASON:
+        return (x + c / 2 - w, y + c * 0.16, x + c / 2 + w, y + c * 0.74), None
+    if c < DETAIL_CELL:
+        if seat is None:
+            return (x + c / 2 - w, y + c * 0.16, x + c / 2 + w, y + c * 0.74), None
+        return None, Token(seat, x + c / 2, y + c / 2, radius_for(c / 2 - inset))
+    r = c * 0.13
+    e = cube_extent(r)
+    place = Token(seat, x + c / 2, y + c - inset - e, r)
+    bottom = y + c - inset - 2 * e - max(1, c * 0.03)
+    top = y + max(2, c * 0.06)  # the roof may meet the outline: it hides no cube
+    w = min(w, (bottom - top) * 0.7)
+    return (x + c / 2 - w, top, x + c / 2 + w, bottom), place
+
+
+# --- painting ----------------------------------------------------------------------------------
+
+
+def _hatch(draw: ImageDraw.ImageDraw, box: Box, colour: RGB, step: int, width: int) -> None:
     """Diagonal lines (bottom-left to top-right) clipped to ``box``."""
     x0, y0, x1, y1 = box
     w, h = x1 - x0, y1 - y0
@@ -151,97 +410,63 @@ def _hatch(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], colour: RG
         k += step
 
 
-def _slots(
-    draw: ImageDraw.ImageDraw, seats: list[int], cap: int, cx: float, cy: float, span: float,
-    r: float,
-) -> None:
-    """``cap`` cube places centred on (cx, cy) across ``span`` pixels, filled by ``seats``."""
-    gap = min(span / max(cap, 1), r * 2.7)
-    first = cx - gap * (cap - 1) / 2
-    for i in range(cap):
-        x = first + i * gap
-        if i < len(seats):
-            draw_cube(draw, seats[i], x, cy, r)
-        else:
-            s = r * 0.62
-            draw.rounded_rectangle(
-                (x - s, cy - s, x + s, cy + s), radius=max(1, s / 3), fill=WHITE, outline=MUTED,
-                width=1,
-            )
+def _paint_token(draw: ImageDraw.ImageDraw, token: Token) -> None:
+    if token.seat is not None:
+        draw_cube(draw, token.seat, token.cx, token.cy, token.r)
+        return
+    s = token.r * 0.62
+    draw.rounded_rectangle(
+        (token.cx - s, token.cy - s, token.cx + s, token.cy + s), radius=max(1, s / 3),
+        fill=WHITE, outline=MUTED, width=1,
+    )
 
 
-def _draw_tile(
-    img: Image.Image, draw: ImageDraw.ImageDraw, tile: Tile, age: Age, gx: int, gy: int, c: int
-) -> None:
-    spec = BUILDINGS[tile.type]
-    fam = spec.family
-    size = spec.size
-    row, col = divmod(tile.at, COLS)
-    pad = max(2, c // 14)
-    box = (gx + col * c + pad, gy + row * c + pad, gx + (col + size) * c - pad - 1,
-           gy + (row + size) * c - pad - 1)
-    colour = FAMILY_COLOUR[fam]
-    ow = max(2, c // 18)
+def _paint_label(img: Image.Image, label: Label) -> None:
+    stamp_text(img, (label.cx, label.cy), label.text, label.px, label.font, label.colour)
+
+
+def _paint_tile(img: Image.Image, draw: ImageDraw.ImageDraw, tile: Tile, lay: TileLayout,
+                c: int) -> None:
+    colour = FAMILY_COLOUR[BUILDINGS[tile.type].family]
+    box, ow = lay.box, lay.outline
     if tile.ruin:
-        draw.rectangle(box, fill=mix(colour, RUIN_GREY, 0.62))
-        _hatch(draw, box, mix(colour, INK, 0.25), max(6, c // 5), max(1, c // 28))
-        draw.rectangle(box, outline=mix(colour, INK, 0.45), width=ow)
-        text_colour = INK
+        fill, hatch, line = ruin_colours(BUILDINGS[tile.type].family)
+        draw.rectangle(box, fill=fill)
+        _hatch(draw, box, hatch, max(6, c // 5), max(1, c // 28))
+        draw.rectangle(box, outline=line, width=ow)
     else:
         draw.rectangle(box, fill=colour, outline=INK, width=ow)
-        text_colour = FAMILY_TEXT[fam]
-    x0, y0, x1, y1 = box
+    if lay.frame and tile.owner is not None:
+        # Ownership at a glance (item 6): a band of the owner's colour inside the outline,
+        # with a dark hairline between it and the tile's colour.
+        x0, y0, x1, y1 = box
+        band = (x0 + ow, y0 + ow, x1 - ow, y1 - ow)
+        draw.rectangle(band, outline=player_look(tile.owner).colour, width=lay.frame)
+        f = ow + lay.frame
+        draw.rectangle((x0 + f, y0 + f, x1 - f, y1 - f), outline=INK, width=1)
+    if lay.name is not None:
+        _paint_label(img, lay.name)
+    if lay.ruin is not None:
+        draw.rectangle(_plate(lay.ruin), fill=WHITE)
+        _paint_label(img, lay.ruin)
+    for token in (lay.owner, lay.marker, *lay.places):
+        if token is not None:
+            _paint_token(draw, token)
+
+
+def _paint_hamlet(draw: ImageDraw.ImageDraw, house: Box | None, place: Token | None,
+                  c: int) -> None:
+    if place is not None:
+        _paint_token(draw, place)
+    if house is None:
+        return
+    x0, y0, x1, y1 = house
     cx = (x0 + x1) / 2
-    inner = x1 - x0 - 2 * ow - 2
-    # The type: a unique two-letter code on 1x1 tiles, the full name on bigger ones.
-    if size == 1:
-        stamp_text(img, (cx, y0 + c * 0.26), TYPE_CODE[tile.type], max(10, round(c * 0.33)),
-                   CONDENSED, text_colour)
-    else:
-        px = max(10, round(c * (0.3 if size == 2 else 0.4)))
-        name = fit_text(tile.type.label, font(px, CONDENSED), inner)
-        stamp_text(img, (cx, y0 + c * 0.38), name, px, CONDENSED, text_colour)
-    if tile.ruin:  # only Keeps, Castles, Monasteries and Abbeys (size 2-3) are ruins
-        px = max(9, round(c * 0.26))
-        label = fit_text("RUIN 1/2 paid" if tile.marker is not None else "RUIN",
-                         font(px, CONDENSED), inner)
-        ly = y0 + c * 0.74
-        tw = font(px, CONDENSED).getlength(label)
-        draw.rectangle((cx - tw / 2 - 3, ly - c * 0.15, cx + tw / 2 + 3, ly + c * 0.15), fill=WHITE)
-        stamp_text(img, (cx, ly), label, px, CONDENSED, INK)
-    # Cubes along the bottom: control cube, renovation marker, or population places.
-    bottom = y1 - c * 0.27
-    if tile.owner is not None:
-        if size > 1:
-            draw_cube(draw, tile.owner, cx, bottom, c * 0.19)
-        else:
-            draw_cube(draw, tile.owner, cx, y1 - c * 0.22, c * 0.16)
-    if tile.marker is not None:
-        draw_cube(draw, tile.marker, x1 - c * 0.3, bottom, c * 0.17)
-    if age is Age.REASON and fam is Family.CIVIL:
-        _slots(draw, tile.cubes, capacity(tile.type), cx, y1 - c * 0.24, x1 - x0 - 4, c * 0.15)
-
-
-def _draw_printed_hamlet(
-    draw: ImageDraw.ImageDraw, square: int, age: Age, board: Board, gx: int, gy: int, c: int
-) -> None:
-    """A printed hamlet: a small house on the terrain (a Hamlet *tile* is a full square)."""
-    row, col = divmod(square, COLS)
-    x, y = gx + col * c, gy + row * c
-    cx = x + c / 2
-    reason = age is Age.REASON
-    top = y + c * (0.1 if reason else 0.16)
-    w = c * 0.3
-    body_top = top + c * 0.26
-    body_bottom = body_top + c * (0.3 if reason else 0.42)
-    house = [(cx, top), (cx + w, body_top), (cx + w, body_bottom), (cx - w, body_bottom),
-             (cx - w, body_top)]
-    draw.polygon(house, fill=FAMILY_COLOUR[Family.CIVIL], outline=WHITE, width=max(1, c // 20))
-    door = c * 0.07
-    draw.rectangle((cx - door, body_bottom - c * 0.16, cx + door, body_bottom), fill=WHITE)
-    if reason:
-        seat = board.hamlet_cubes.get(square)
-        _slots(draw, [] if seat is None else [seat], 1, cx, y + c * 0.8, c, c * 0.15)
+    roof = y0 + (y1 - y0) * 0.42
+    draw.polygon([(cx, y0), (x1, roof), (x1, y1), (x0, y1), (x0, roof)],
+                 fill=FAMILY_COLOUR[Family.CIVIL], outline=WHITE, width=max(1, c // 20))
+    door = (x1 - x0) * 0.22
+    draw.rectangle((cx - door / 2, y1 - (y1 - y0) * 0.3, cx + door / 2, y1), fill=WHITE)
 
 
 def covered_squares(board: Board) -> set[int]:
@@ -254,12 +479,38 @@ def covered_squares(board: Board) -> set[int]:
     return cells
 
 
-def _draw_highlight(
-    draw: ImageDraw.ImageDraw, squares: set[int], gx: int, gy: int, c: int
-) -> None:
+def _board_key(board: Board) -> tuple[object, ...]:
+    tiles = tuple(
+        sorted((t.at, t.type.value, t.owner, t.ruin, t.marker, tuple(t.cubes)) for t in board.tiles)
+    )
+    return (board.age, tiles, tuple(sorted(board.hamlet_cubes.items())))
+
+
+def board_layer(board: Board, geo: BoardGeometry) -> Image.Image:
+    """The map of ``board`` with its buildings, hamlets and cubes (no header, no highlight),
+    drawn once per content and geometry and then taken from a small cache. Do not draw on it."""
+
+    def build() -> Image.Image:
+        img = frame_layer(geo).copy()
+        draw = ImageDraw.Draw(img)
+        c = geo.cell
+        g = geo.band
+        age = Age(board.age)
+        covered = covered_squares(board)
+        for sq in PRINTED_HAMLETS:
+            if sq not in covered:
+                house, place = hamlet_layout(sq, age, board.hamlet_cubes.get(sq), g, g, c)
+                _paint_hamlet(draw, house, place, c)
+        for tile in sorted(board.tiles, key=lambda t: t.at):
+            _paint_tile(img, draw, tile, tile_layout(tile, age, g, g, c), c)
+        return img
+
+    return _cached(("board", geo, *_board_key(board)), build)
+
+
+def draw_highlight(draw: ImageDraw.ImageDraw, squares: set[int], gx: int, gy: int, c: int) -> None:
     """Outline the region made of ``squares``: a dark line with a white core, on its border."""
-    outer = max(7, round(c / 6))
-    inner = max(3, outer // 2 - 1)
+    outer, inner = highlight_widths(c)
     edges: list[tuple[float, float, float, float]] = []
     for sq in squares:
         row, col = divmod(sq, COLS)
@@ -296,33 +547,57 @@ def adventurers_in(view: PublicView, age: Age) -> list[tuple[int, int]]:
 AGE_NUMERAL = {Age.MIGHT: "I", Age.FAITH: "II", Age.REASON: "III"}
 
 
+def age_title(age: Age) -> str:
+    return say("age.title", numeral=AGE_NUMERAL[age], age=age_name(age).upper())
+
+
 def _draw_header(
-    draw: ImageDraw.ImageDraw, view: PublicView, age: Age, names: list[str], x: int, y: int,
+    img: Image.Image, view: PublicView, age: Age, names: list[str], x: int, y: int,
     geo: BoardGeometry,
 ) -> None:
+    """The age's title, then each adventurer's shape (and name when every name fits)."""
+    draw = ImageDraw.Draw(img)
     h = geo.header
-    title_font = font(round(h * 0.62), BOLD)
-    title = f"{AGE_NUMERAL[age]}. {age.label.upper()}"
-    draw.text((x + geo.band, y + h / 2), title, font=title_font, fill=INK, anchor="lm")
-    tx = x + geo.band + title_font.getlength(title) + h * 0.6
-    label_font = font(round(h * 0.45))
-    draw.text((tx, y + h / 2), "adventurers:", font=label_font, fill=MUTED, anchor="lm")
-    tx += label_font.getlength("adventurers: ") + 2
+    mid = y + h / 2
+    title_px, label_px = round(h * 0.62), round(h * 0.45)
+    title = age_title(age)
+    left = x + max(geo.band, 8)
+    put_text(img, (left, mid), title, title_px, BOLD, INK, "lm")
+    tx = left + text_length(title, title_px, BOLD) + h * 0.5
     present = adventurers_in(view, age)
+    right = x + geo.width - max(geo.band, 8)
+    label = say("board.adventurers")
     if not present:
-        draw.text((tx, y + h / 2), "none", font=label_font, fill=MUTED, anchor="lm")
+        text = f"{label} {say('board.nobody')}"
+        if tx + text_length(text, label_px) <= right:
+            put_text(img, (tx, mid), text, label_px, REGULAR, MUTED, "lm")
         return
-    right = x + geo.width - geo.band
-    room = (right - tx) / len(present)
-    name_font = font(round(h * 0.45), BOLD)
     r = h * 0.24
-    for seat, n in present:
-        draw_cube(draw, seat, tx + r, y + h / 2, r)
-        suffix = f" {TIMES}{n}" if n > 1 else ""
-        name = names[seat] if seat < len(names) else f"Seat {seat + 1}"
-        text = fit_text(name, name_font, room - 3 * r - name_font.getlength(suffix) - 6) + suffix
-        draw.text((tx + 2.6 * r, y + h / 2), text, font=name_font, fill=INK, anchor="lm")
-        tx += room
+    counts = [say("times", count=n) if n > 1 else "" for _, n in present]
+    named = [
+        f"{_name(names, seat)} {count}".strip()
+        for (seat, _), count in zip(present, counts, strict=True)
+    ]
+    with_label = text_length(label + " ", label_px) + 2
+    with_names = sum(3 * r + text_length(t, label_px, BOLD) + h * 0.5 for t in named)
+    if tx + with_label + with_names <= right:
+        put_text(img, (tx, mid), label, label_px, REGULAR, MUTED, "lm")
+        tx += with_label
+        texts = named
+    else:  # no room for the names: the shapes say who (the key names them)
+        texts = counts
+    for (seat, _), text in zip(present, texts, strict=True):
+        draw_cube(draw, seat, tx + r, mid, r)
+        tx += 2.6 * r
+        if text:
+            put_text(img, (tx, mid), text, label_px, BOLD, INK, "lm")
+            tx += text_length(text, label_px, BOLD)
+        tx += h * 0.5
+
+
+def _name(names: list[str], seat: int) -> str:
+    name = names[seat].strip() if seat < len(names) else ""
+    return name or say("seat", number=seat + 1)
 
 
 def draw_board(
@@ -332,22 +607,16 @@ def draw_board(
     names: list[str],
     x: int,
     y: int,
-    cell: int,
+    geo: BoardGeometry | int,
     highlight: set[int] | None = None,
 ) -> None:
     """Paint the board block of ``age`` (header, labels, map, buildings) at (x, y)."""
-    geo = BoardGeometry(cell)
-    draw = ImageDraw.Draw(img)
-    _draw_header(draw, view, age, names, x, y, geo)
+    if isinstance(geo, int):
+        geo = BoardGeometry(geo)
+    _draw_header(img, view, age, names, x, y, geo)
     top = y + geo.header
-    img.paste(frame_layer(cell), (x, top))
-    gx, gy = x + geo.band, top + geo.band
-    board = view.boards[age]
-    covered = covered_squares(board)
-    for sq in PRINTED_HAMLETS:
-        if sq not in covered:
-            _draw_printed_hamlet(draw, sq, age, board, gx, gy, cell)
-    for tile in sorted(board.tiles, key=lambda t: t.at):
-        _draw_tile(img, draw, tile, age, gx, gy, cell)
+    img.paste(board_layer(view.boards[age], geo), (x, top))
     if highlight:
-        _draw_highlight(draw, {s for s in highlight if 0 <= s < COLS * ROWS}, gx, gy, cell)
+        gx, gy = x + geo.band, top + geo.band
+        squares = {s for s in highlight if 0 <= s < COLS * ROWS}
+        draw_highlight(ImageDraw.Draw(img), squares, gx, gy, geo.cell)

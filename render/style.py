@@ -7,6 +7,7 @@ Fonts are loaded only from ``render/fonts/`` so an image is the same on every ma
 
 from __future__ import annotations
 
+import io
 import math
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -80,6 +81,7 @@ TERRAIN_LOOK: dict[Terrain, TerrainLook] = {
     Terrain.RIVER: TerrainLook((120, 182, 232), (238, 248, 255)),
 }
 GRID_LINE: RGB = (190, 182, 160)
+RUIN_GREY: RGB = (226, 224, 220)
 
 
 # --- players: a colour and a shape each (two cues) ------------------------------------------
@@ -98,12 +100,24 @@ class PlayerLook:
     colour_name: str
 
 
-# Seats 0..4. None of them is a family colour, so a cube never vanishes on its building.
+# Players (issue 13, item 6): colours from Paul Tol's colour-blind-safe schemes (muted and
+# light) rather than Okabe-Ito's, whose free colours sit too close to the families' (a
+# vermillion frame on an orange Keep). Each is far from both colours a player can own
+# (military orange, religious purple) under normal vision and simulated protanopia,
+# deuteranopia and tritanopia (delta E >= 25; tests/render/test_palette.py): the dark ones by
+# lightness, the light ones by lightness and on the blue-yellow axis. Every seat has a shape too.
+INDIGO: RGB = (51, 34, 136)
+PALE_YELLOW: RGB = (255, 238, 153)  # Tol's light yellow #EEDD88, lightened against orange
+WINE: RGB = (136, 34, 85)
+LIGHT_CYAN: RGB = (153, 221, 255)
+
+# Seats 0..4, darkest and lightest alternating, so that two- and three-player games get the
+# most distinct pairs.
 PLAYER_LOOK: tuple[PlayerLook, ...] = (
-    PlayerLook(VERMILLION, Shape.CIRCLE, "vermillion"),
-    PlayerLook(SKY_BLUE, Shape.SQUARE, "sky blue"),
-    PlayerLook(YELLOW, Shape.TRIANGLE, "yellow"),
-    PlayerLook(BLUISH_GREEN, Shape.DIAMOND, "green"),
+    PlayerLook(INDIGO, Shape.CIRCLE, "indigo"),
+    PlayerLook(PALE_YELLOW, Shape.SQUARE, "pale yellow"),
+    PlayerLook(WINE, Shape.TRIANGLE, "wine"),
+    PlayerLook(LIGHT_CYAN, Shape.DIAMOND, "light cyan"),
     PlayerLook(WHITE, Shape.STAR, "white"),
 )
 
@@ -128,6 +142,12 @@ def shape_points(shape: str, cx: float, cy: float, r: float) -> list[tuple[float
         ang = -math.pi / 2 + i * math.pi / 5
         pts.append((cx + rad * math.cos(ang), cy + rad * math.sin(ang)))
     return pts
+
+
+def cube_extent(r: float) -> float:
+    """Half the side of the square that holds a cube of radius ``r``, its outline and halo."""
+    width = max(1, round(r / 5))
+    return r * 1.12 + width + 1
 
 
 def draw_cube(draw: ImageDraw.ImageDraw, seat: int, cx: float, cy: float, r: float) -> None:
@@ -155,25 +175,83 @@ def _font_bytes(name: str) -> bytes:
     return resources.files(__package__).joinpath("fonts", name).read_bytes()
 
 
-@lru_cache(maxsize=128)
+@lru_cache(maxsize=256)
 def font(size: int, name: str = REGULAR) -> ImageFont.FreeTypeFont:
     """A shipped font at ``size`` pixels."""
-    import io
-
     return ImageFont.truetype(io.BytesIO(_font_bytes(name)), size)
 
 
-def text_width(text: str, fnt: ImageFont.FreeTypeFont) -> float:
-    return fnt.getlength(text)
+def wrap_text(text: str, size: int, name: str, width: float) -> list[str]:
+    """``text`` broken into lines no wider than ``width`` pixels in the font ``name`` at
+    ``size``, at spaces where possible; a single word wider than the line is broken between
+    letters. Nothing is left out."""
+    lines: list[str] = []
+    for paragraph in text.split("\n"):
+        line = ""
+        for word in paragraph.split(" "):
+            candidate = f"{line} {word}" if line else word
+            if text_length(candidate, size, name) <= width:
+                line = candidate
+                continue
+            if line:
+                lines.append(line)
+            line = ""
+            while text_length(word, size, name) > width and len(word) > 1:
+                cut = len(word) - 1
+                while cut > 1 and text_length(word[:cut], size, name) > width:
+                    cut -= 1
+                lines.append(word[:cut])
+                word = word[cut:]
+            line = word
+        lines.append(line)
+    return lines
 
 
-def fit_text(text: str, fnt: ImageFont.FreeTypeFont, width: float) -> str:
-    """``text`` shortened with an ellipsis so that it fits ``width`` pixels."""
-    if fnt.getlength(text) <= width:
-        return text
-    while text and fnt.getlength(text + "…") > width:
-        text = text[:-1]
-    return text + "…"
+def fit_size(text: str, name: str, size: int, min_size: int, width: float) -> int | None:
+    """The largest font size from ``size`` down to ``min_size`` at which ``text`` fits on one
+    line of ``width`` pixels, or None."""
+    for px in range(size, min_size - 1, -1):
+        if text_length(text, px, name) <= width:
+            return px
+    return None
+
+
+def breaks_a_word(text: str, size: int, name: str, width: float) -> bool:
+    """Whether a word of ``text`` is wider than ``width`` (wrapping would have to cut it)."""
+    return any(text_length(word, size, name) > width for word in text.split())
+
+
+def fit_lines(
+    text: str, name: str, size: int, min_size: int, width: float, max_lines: int
+) -> tuple[int, list[str]]:
+    """A font size and the lines of ``text`` wrapped to ``width``: the largest size from
+    ``size`` down to ``min_size`` that needs at most ``max_lines`` lines without breaking a
+    word (then, allowing broken words), else ``min_size`` with as many lines as it takes (the
+    caller makes room: nothing is cut)."""
+    for whole_words in (True, False):
+        for px in range(size, min_size - 1, -1):
+            if whole_words and breaks_a_word(text, px, name, width):
+                continue
+            lines = wrap_text(text, px, name, width)
+            if len(lines) <= max_lines:
+                return px, lines
+    return min_size, wrap_text(text, min_size, name, width)
+
+
+def line_height(px: int) -> int:
+    """Distance between the baselines of two wrapped lines of a ``px`` font."""
+    return round(px * 1.22)
+
+
+def ruin_colours(fam: Family) -> tuple[RGB, RGB, RGB]:
+    """(fill, hatching, outline) of a ruin of family ``fam``: pale, with darker lines."""
+    colour = FAMILY_COLOUR[fam]
+    return mix(colour, RUIN_GREY, 0.62), mix(colour, INK, 0.25), mix(colour, INK, 0.45)
+
+
+def player_tint(seat: int) -> RGB:
+    """A player's colour mixed with white: behind his row when it is his turn."""
+    return mix(player_look(seat).colour, WHITE, 0.72)
 
 
 def mix(a: RGB, b: RGB, t: float) -> RGB:
@@ -185,7 +263,13 @@ def mix(a: RGB, b: RGB, t: float) -> RGB:
     )
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=4096)
+def text_length(text: str, size: int, name: str = REGULAR) -> float:
+    """Width of ``text`` in the shipped font ``name`` at ``size`` pixels (cached)."""
+    return font(size, name).getlength(text)
+
+
+@lru_cache(maxsize=2048)
 def _text_mask(text: str, size: int, name: str, anchor: str) -> tuple[Image.Image, int, int]:
     fnt = font(size, name)
     left, top, right, bottom = (round(v) for v in fnt.getbbox(text, anchor=anchor))
@@ -194,11 +278,25 @@ def _text_mask(text: str, size: int, name: str, anchor: str) -> tuple[Image.Imag
     return mask, left, top
 
 
+def put_text(
+    img: Image.Image, xy: tuple[float, float], text: str, size: int, name: str, fill: RGB,
+    anchor: str = "la",
+) -> None:
+    """``ImageDraw.text`` with the shipped font ``name`` at ``size`` pixels. Most words come
+    back on the next image (names, labels, numbers), so the glyphs of a text are rendered once
+    and then pasted through their mask."""
+    if not text:
+        return
+    mask, left, top = _text_mask(text, size, name, anchor)
+    img.paste(fill, (round(xy[0]) + left, round(xy[1]) + top), mask)
+
+
 def stamp_text(
     img: Image.Image, xy: tuple[float, float], text: str, size: int, name: str, fill: RGB,
     anchor: str = "mm",
 ) -> None:
-    """``ImageDraw.text`` for labels drawn again and again (tile names): the glyphs are
-    rendered once per text and size, then pasted through their mask."""
-    mask, left, top = _text_mask(text, size, name, anchor)
-    img.paste(fill, (round(xy[0]) + left, round(xy[1]) + top), mask)
+    """``put_text`` centred on ``xy`` by default (tile names)."""
+    put_text(img, xy, text, size, name, fill, anchor)
+
+
+BANNER: RGB = mix(YELLOW, WHITE, 0.55)  # behind a pending choice, the winners, the mover

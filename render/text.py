@@ -32,6 +32,22 @@ def highlights_from_events(events: list[Event]) -> dict[Age, set[int]]:
     return out
 
 
+def event_sentences(events: list[Event], names: list[str]) -> list[str]:
+    """The events' sentences with the players' names, without rule numbers (those are for
+    refusals): what the move image and the alt text say happened."""
+    seat_names = [seat_name(names, seat) for seat in range(max(len(names), _max_seat(events) + 1))]
+    return [
+        _RULE_REF.sub("", format_text(e.text, seat_names)).replace(" (paradox)", " by paradox")
+        for e in events
+        if e.kind not in _NOT_A_CHANGE
+    ]
+
+
+def _max_seat(events: list[Event]) -> int:
+    seats = [int(m) for e in events for m in re.findall(r"\{P(\d+)\}", e.text)]
+    return max(seats, default=-1)
+
+
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 

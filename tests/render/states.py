@@ -7,6 +7,7 @@ from engine import (
     BuildingType,
     Construct,
     Event,
+    GameState,
     PlayerView,
     PublicView,
     apply,
@@ -30,14 +31,8 @@ def empty_hand() -> PlayerView:
     return player_view(position(2, hands={1: ""}), 1)
 
 
-def mid_game() -> tuple[PublicView, list[Event], PlayerView]:
-    """Round 5 of a four-player Hold'em game, just after Alice built a Keep on Might at F4.
-
-    The Keep ripples to Faith (erasing Ben's Chapel at G5 by paradox) and to Reason as a ruin
-    (erasing a populated Town at G5, whose cubes go home). Reason also shows ruins, a renovated
-    Monastery, a ruin with a renovation marker, population cubes and cubes on printed hamlets.
-    """
-    state = position(
+def _mid_game_position() -> GameState:
+    return position(
         4,
         might="Castle M8 2; Monastery P12 3; Town R15; Watchtower B2 1; Chapel E9 3; Hamlet A5;"
         " Keep I1 1",
@@ -59,6 +54,21 @@ def mid_game() -> tuple[PublicView, list[Event], PlayerView]:
         turn=0,
         holdem=True,
     )
+
+
+def mid_game_before() -> PublicView:
+    """``mid_game`` before Alice's Keep."""
+    return public_view(_mid_game_position())
+
+
+def mid_game() -> tuple[PublicView, list[Event], PlayerView]:
+    """Round 5 of a four-player Hold'em game, just after Alice built a Keep on Might at F4.
+
+    The Keep ripples to Faith (erasing Ben's Chapel at G5 by paradox) and to Reason as a ruin
+    (erasing a populated Town at G5, whose cubes go home). Reason also shows ruins, a renovated
+    Monastery, a ruin with a renovation marker, population cubes and cubes on printed hamlets.
+    """
+    state = _mid_game_position()
     state, events = apply(state, 0, Construct(age=Age.MIGHT, building=BuildingType.KEEP,
                                               square="F4"))
     return public_view(state), events, player_view(state, 0)

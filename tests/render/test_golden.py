@@ -9,10 +9,19 @@ import pytest
 from PIL import Image, ImageDraw
 
 from engine import Age
-from render import age_png, boards_png, hand_png, highlights_from_events
+from render import (
+    age_png,
+    before_after_png,
+    boards_png,
+    hand_png,
+    highlights_from_events,
+    move_png,
+    summary_png,
+)
 
 from . import golden_helper, states
 from .golden_helper import assert_matches_golden
+from .test_summary import fixed_summary
 
 
 def test_golden_boards_empty() -> None:
@@ -38,6 +47,27 @@ def test_golden_boards_end_of_game() -> None:
 def test_golden_hand_with_holdem_reserve() -> None:
     _, _, hand_view = states.mid_game()
     assert_matches_golden("hand_mid", hand_png(hand_view, states.NAMES_4))
+
+
+def test_golden_move_image_of_a_keep_that_ripples() -> None:
+    view, events, _ = states.mid_game()
+    assert_matches_golden("move_mid", move_png(view, states.NAMES_4, events))
+
+
+def test_golden_move_image_of_the_end_of_a_game() -> None:
+    assert_matches_golden("move_end", move_png(states.end_game(), states.NAMES_5))
+
+
+def test_golden_before_and_after() -> None:
+    view, events, _ = states.mid_game()
+    before = states.mid_game_before()
+    png = before_after_png(before, view, states.NAMES_4, highlights_from_events(events),
+                           "Move 12: Alice builds a Keep at F4 on Might.")
+    assert_matches_golden("before_after_mid", png)
+
+
+def test_golden_summary() -> None:
+    assert_matches_golden("summary", summary_png(fixed_summary(), states.NAMES_5))
 
 
 def test_a_changed_image_fails_and_saves_both_images(

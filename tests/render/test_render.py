@@ -39,8 +39,9 @@ def test_boards_image_decodes_with_the_expected_size() -> None:
     view = states.empty()
     img = decode(boards_png(view, states.NAMES_2))
     geo = BoardGeometry(BOARDS_CELL)
-    assert img.mode == "RGB"
-    assert img.size == (geo.width, panel_height(view) + 3 * (geo.height + render.images.GAP))
+    assert img.mode == "P"
+    height = panel_height(view, states.NAMES_2, geo.width) + 3 * (geo.height + render.images.GAP)
+    assert img.size == (geo.width, height)
 
 
 def test_age_image_is_larger_than_one_board_of_the_boards_image() -> None:
@@ -131,6 +132,8 @@ def test_random_games_render_at_every_round(players: int, seed: int) -> None:
             view = public_view(state)
             hl = highlights_from_events(events)
             assert decode(boards_png(view, names, hl)).width == BoardGeometry(BOARDS_CELL).width
+            assert decode(render.move_png(view, names, events)).width == BoardGeometry(
+                render.images.MOVE_CELL).width
             assert len(alt_text(view, names, events)) <= 1024
             decode(hand_png(player_view(state, state.turn), names))
         if state.over:
@@ -180,3 +183,25 @@ def test_before_after_shows_each_changed_age_side_by_side() -> None:
     assert one.width == three.width and one.width > 1000
     # a Watchtower changes Might only; a Keep ripples to Faith and Reason too: three rows
     assert 2.5 < three.height / one.height < 3.5
+
+
+def test_images_drawn_in_parallel_threads_are_the_same_as_one_by_one() -> None:
+    """The bot renders in worker threads: the shared layer cache must not mix them up."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from render.board import clear_layer_cache
+
+    chooser = random.Random(4)
+    state = new_game(Options(players=3), 4)
+    views = []
+    for _ in range(60):
+        seat, action = random_action(state, chooser)
+        state, events = apply(state, seat, action)
+        views.append((public_view(state), events))
+    names = ["Ann", "Ben", "Cy"]
+    clear_layer_cache()
+    serial = [render.move_png(v, names, e) for v, e in views]
+    clear_layer_cache()
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        parallel = list(pool.map(lambda m: render.move_png(m[0], names, m[1]), views))
+    assert parallel == serial

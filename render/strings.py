@@ -1,0 +1,170 @@
+"""Every word drawn on an image (and the alt texts), in one catalogue with named placeholders.
+
+A translation replaces ``CATALOGUE`` (same keys, same placeholder names); nothing else in
+``render/`` spells out a word for players. Counted phrases have a ``.one`` and an ``.other``
+form, picked by ``say_n``. English only for now.
+
+Sentences the engine writes (events, the prompt of a pending choice) arrive already worded and
+are drawn as they are.
+"""
+
+from __future__ import annotations
+
+import string
+
+from engine import Age, BuildingType, Family, Terrain
+
+CATALOGUE: dict[str, str] = {
+    # names of things
+    "age.might": "Might",
+    "age.faith": "Faith",
+    "age.reason": "Reason",
+    "age.title": "{numeral}. {age}",
+    "family.military": "Military",
+    "family.religious": "Religious",
+    "family.civil": "Civil",
+    "family.letter.military": "M",
+    "family.letter.religious": "R",
+    "family.letter.civil": "C",
+    "building.watchtower": "Watchtower",
+    "building.keep": "Keep",
+    "building.castle": "Castle",
+    "building.chapel": "Chapel",
+    "building.monastery": "Monastery",
+    "building.abbey": "Abbey",
+    "building.hamlet": "Hamlet",
+    "building.town": "Town",
+    "building.city": "City",
+    # two-letter codes of size-1 tiles (and of any tile drawn too small for its name)
+    "code.watchtower": "Wt",
+    "code.keep": "Ke",
+    "code.castle": "Ca",
+    "code.chapel": "Ch",
+    "code.monastery": "Mo",
+    "code.abbey": "Ab",
+    "code.hamlet": "Ha",
+    "code.town": "To",
+    "code.city": "Ci",
+    "terrain.plain": "plain",
+    "terrain.forest": "forest",
+    "terrain.mountain": "mountain",
+    "terrain.river": "river",
+    "seat": "Seat {number}",
+    "times": "\u00d7{count}",
+    # boards
+    "board.adventurers": "adventurers:",
+    "board.nobody": "none",
+    "tile.ruin": "RUIN",
+    "tile.ruin_half_paid": "RUIN 1/2 paid",
+    # panel
+    "panel.round": "Round",
+    "panel.income": "income",
+    "panel.final_scores": "Final scores",
+    "panel.player": "Player",
+    "panel.ecus": "Ecus",
+    "panel.cards": "Cards",
+    "panel.cubes": "Cubes",
+    "panel.adventurers_on": "Adventurers on",
+    "panel.winner": "\u2605 winner",
+    "panel.turn": "\u25c0 turn",
+    "panel.stock": "Tiles in stock",
+    "panel.stock_item": "{building} {count}",
+    "panel.face_up": "Face-up",
+    "legend.printed_hamlet": "printed hamlet",
+    "legend.ruin": "ruin",
+    "legend.room": "room for a cube",
+    "legend.last_move": "last move",
+    "legend.owner": "owner",
+    "status.turn": "{name}'s turn",
+    "status.over.one": "Game over: {names} wins with {ecus}",
+    "status.over.other": "Game over: {names} win with {ecus}",
+    "status.and": "{first} and {second}",
+    "status.waiting": "Waiting for {name} to choose: {prompt}",
+    "status.choosing": "Waiting for {name} to choose",
+    "status.round": "Round {round}/{rounds}",
+    "key.player": "{name} \u00b7 {ecus}",
+    # the move image
+    "move.round": "Round {round}/{rounds}",
+    "move.more.one": "(+{n} more change, outlined on the boards.)",
+    "move.more.other": "(+{n} more changes, outlined on the boards.)",
+    # before and after
+    "compare.before": "Before the move",
+    "compare.after": "After the move",
+    # the hand
+    "hand.title.one": "{name}: your hand ({n} card)",
+    "hand.title.other": "{name}: your hand ({n} cards)",
+    "hand.line": "Round {round}/{rounds} \u00b7 {ecus} \u00b7 {cubes} cubes \u00b7 "
+    "adventurers on {adventurers}",
+    "hand.your_turn": "your turn",
+    "hand.count": "{n} {family}",
+    "hand.none": "no cards",
+    "hand.empty": "No cards in hand",
+    "hand.face_up": "Hold'em face-up cards (shared)",
+    # the end-of-game summary
+    "summary.title": "Final scores",
+    "summary.unfinished": "Scores after round {round} (game not over)",
+    "summary.winners.one": "{names} wins with {ecus}",
+    "summary.winners.other": "{names} share the victory with {ecus}",
+    "summary.final": "Final",
+    "summary.start": "Start",
+    "summary.income": "Income round {round}",
+    "summary.bonus": "Build bonuses",
+    "summary.spent": "Spent",
+    "summary.chart": "Ecus at the end of each round",
+    "summary.chart_start": "Start",
+    "summary.income_round": "income",
+    # alt texts (read aloud, never drawn)
+    "alt.summary": "Final scores of the Khronos game. {winners}. {players}",
+    "alt.summary_player": "{name}: {final} (start {start}, income round 4 {income4}, "
+    "income round 7 {income7}, bonuses {bonus}, spent {spent})",
+    "ecus.one": "{n} Ecu",
+    "ecus.other": "{n} Ecus",
+}
+
+
+def say(key: str, /, **values: object) -> str:
+    """The catalogue's text for ``key`` with its named placeholders filled in."""
+    return CATALOGUE[key].format(**values)
+
+
+def say_n(key: str, n: int, /, **values: object) -> str:
+    """``say`` of the ``.one`` or ``.other`` form of ``key`` by the count ``n`` (also ``{n}``)."""
+    return say(f"{key}.{'one' if n == 1 else 'other'}", n=n, **values)
+
+
+def placeholders(template: str) -> set[str]:
+    """The placeholder names of a catalogue text (for the tests)."""
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name is not None}
+
+
+def age_name(age: Age) -> str:
+    return say(f"age.{age.name.lower()}")
+
+
+def building_name(btype: BuildingType) -> str:
+    return say(f"building.{btype.value}")
+
+
+def building_code(btype: BuildingType) -> str:
+    return say(f"code.{btype.value}")
+
+
+def family_name(family: Family) -> str:
+    return say(f"family.{family.value}")
+
+
+def family_letter(family: Family) -> str:
+    return say(f"family.letter.{family.value}")
+
+
+def terrain_name(terrain: Terrain) -> str:
+    return say(f"terrain.{terrain.value}")
+
+
+def joined(names: list[str]) -> str:
+    """``["A", "B", "C"]`` -> ``"A, B and C"``."""
+    if not names:
+        return ""
+    if len(names) == 1:
+        return names[0]
+    return say("status.and", first=", ".join(names[:-1]), second=names[-1])
