@@ -23,13 +23,13 @@ from discord.ext import commands
 
 import engine
 import render
-from engine import Age, BuildingType, EngineError
+from engine import EngineError
 
 from .dispatcher import TimerDispatcher
 from .health import Heartbeat, heartbeat_path
 from .service import DecisionInfo, Direct, GameInfo, GameService, Image, Outcome
 from .settings import Settings
-from .slash import register_commands, suggestions
+from .slash import CatalogueTranslator, register_commands
 from .storage import Storage
 from .textcommands import (
     Context,
@@ -238,6 +238,7 @@ class KhronosBot(commands.AutoShardedBot):
                                           ready=self.wait_until_ready)
         self.dispatcher.start()
         self.add_dynamic_items(ChoiceButton, ConfirmButton, CancelButton, HandButton)
+        await self.tree.set_translator(CatalogueTranslator())
         register_commands(self)
         self.tree.error(self.on_tree_error)
         if self.settings.test_guild_id:
@@ -409,46 +410,6 @@ class KhronosBot(commands.AutoShardedBot):
                 view=view, allowed_mentions=NO_PINGS)
         except discord.HTTPException:
             log.exception("could not send a direct message to %s", direct.user_id)
-
-    async def autocomplete(self, interaction: discord.Interaction[Any], current: str,
-                            what: str, building: str | None, age_text: str | None,
-                            square: str | None = None) -> list[app_commands.Choice[str]]:
-        """Only legal squares for the user's hand and adventurers, with the card cost."""
-        try:
-            age = Age[age_text.upper()] if age_text else None
-            _, state, seat = await self.service.seat_state(interaction.channel_id or 0,
-                                                           interaction.user.id)
-        except (EngineError, KeyError, AttributeError):
-            return []
-        if seat is None or age is None:
-            return []
-        pairs: list[tuple[str, str]] = []
-        if what == "build" and building:
-            btype = BuildingType(building)
-            pairs = [(o.square, o.label) for o in engine.construct_options(state, seat, age, btype)]
-        elif what in ("upgrade", "upgrade_at"):
-            seen: dict[str, str] = {}
-            for sq, to, opt in engine.upgrade_options(state, seat, age):
-                if building and to.value != building:
-                    continue
-                if what == "upgrade":
-                    seen.setdefault(sq, f"{sq}: {opt.label}")
-                elif square and sq.upper() == square.strip().upper():
-                    seen.setdefault(opt.square, opt.label)
-            pairs = list(seen.items())
-        else:
-            kinds = {"demolish": "demolish", "populate": "populate", "renovate": "renovate"}
-            seen = {}
-            for act in engine.legal_actions(state, seat):
-                if not isinstance(act, engine.Demolish | engine.Populate | engine.Renovate):
-                    continue
-                if act.kind == kinds.get(what) and getattr(act, "age", Age.REASON) is age:
-                    sq = act.square
-                    cost = {"demolish": "1 Ecu + 1 card", "populate": "1 civil card per cube",
-                            "renovate": "cards of its family"}[what]
-                    seen.setdefault(sq, f"{sq}: {cost}")
-            pairs = list(seen.items())
-        return suggestions(pairs, current)
 
     async def on_tree_error(self, interaction: discord.Interaction[Any],
                             error: app_commands.AppCommandError) -> None:

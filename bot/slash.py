@@ -1,245 +1,354 @@
-"""The slash commands: each declared once over the command table of ``textcommands``.
+"""The slash commands, built from the command table of ``textcommands`` alone.
 
-Every callback turns its typed options into the table's parameters and runs them through
-``KhronosBot.run_interaction``, the one path of every interaction.
+Each ``CommandSpec`` becomes one slash command (or a subcommand of its group, ``/game pause``):
+its options in the table's ``form`` order, each declared by a ``ParamTransformer`` that gives
+Discord the option's type, range, choices and autocomplete, and turns the submitted value into
+the table's argument (a ``BuildingType``, an ``Age``, cards, a square...). The callback passes
+those arguments straight to ``textcommands.execute`` through ``KhronosBot.run_interaction``, the
+one path of every interaction. Names, descriptions and choices carry their catalogue key, and
+``CatalogueTranslator`` gives Discord their French and German (``bot/i18n.py``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import inspect
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import discord
-from discord import app_commands
+from discord import AppCommandOptionType, app_commands
+from discord.app_commands import locale_str
 
-from engine import Age, BuildingType
+import engine
+from engine import Age, BuildingType, EngineError
 
-from .service import Outcome
-from .textcommands import COMMANDS, HELP_TOPICS, Context, UserRef, execute, parse_args
+from . import i18n
+from .textcommands import (
+    COMMANDS,
+    GROUPS,
+    CommandSpec,
+    Param,
+    ParamKind,
+    UserRef,
+    convert,
+    execute,
+    format_line,
+)
 
 if TYPE_CHECKING:
     from .discord_app import KhronosBot
 
-AGE_CHOICES = [app_commands.Choice(name=a.label, value=a.label.lower()) for a in Age]
-BOARD_AGES = AGE_CHOICES[:2]
-BUILDING_CHOICES = [app_commands.Choice(name=b.label, value=b.value) for b in BuildingType]
+OPTION_TYPES: dict[ParamKind, AppCommandOptionType] = {
+    "building": AppCommandOptionType.string,
+    "square": AppCommandOptionType.string,
+    "age": AppCommandOptionType.string,
+    "cards": AppCommandOptionType.string,
+    "topic": AppCommandOptionType.string,
+    "int": AppCommandOptionType.integer,
+    "number": AppCommandOptionType.number,
+    "hours": AppCommandOptionType.number,
+    "flag": AppCommandOptionType.boolean,
+    "user": AppCommandOptionType.user,
+}
+PREVIEWED = ("build", "upgrade")  # shown with Confirm and Cancel when they ripple (R23-R37)
+BOARD_AGES = (Age.MIGHT, Age.FAITH)  # R40
 
 
-# --- slash commands --------------------------------------------------------------------------
+# --- catalogue keys of what Discord shows -----------------------------------------------------
 
 
-def _tokens(values: dict[str, Any]) -> list[str]:
-    return [f"{k}:{v}" for k, v in values.items() if v is not None and v is not False]
+def command_key(spec: CommandSpec, what: str) -> str:
+    return f"commands.{spec.name}.{what}"
 
 
-def _line(name: str, values: dict[str, Any]) -> str:
-    return " ".join([f"/{name}", *_tokens(values)])
+def option_name_key(param: Param) -> str:
+    return f"options.{param.name}"
 
 
-def _describe(name: str) -> Callable[[Any], Any]:
-    spec = COMMANDS[name]
-    return app_commands.describe(**{p.name: p.description[:100] for p in spec.params})
+def option_description_key(spec: CommandSpec, param: Param) -> str:
+    return f"commands.{spec.name}.options.{param.name}"
 
 
-async def _run(bot: KhronosBot, interaction: discord.Interaction[Any], name: str,
-               values: dict[str, Any], *, preview: bool = False) -> None:
-    spec = COMMANDS[name]
-
-    async def call(ctx: Context) -> Outcome:
-        args = parse_args(spec, _tokens(values))
-        return await execute(bot.service, ctx, name, args)
-
-    line = _line(name, values) if preview else None
-    await bot.run_interaction(interaction, call, preview_line=line)
+def choice_key(param: Param, value: str) -> str:
+    return f"choices.{param.kind}.{value}"
 
 
-def _ref(user: discord.abc.User) -> UserRef:
-    """A user option (a Member in a server, else a User) as the service's id and name."""
-    return UserRef(user.id, getattr(user, "display_name", None) or user.name)
+def choice_label(param: Param, value: str) -> str:
+    """The English name of a choice (its value is the table's spelling)."""
+    if param.kind == "building":
+        return BuildingType(value).label
+    if param.kind == "age":
+        return Age[value.upper()].label
+    return value
 
 
-async def _run_args(bot: KhronosBot, interaction: discord.Interaction[Any], name: str,
-                    args: dict[str, Any]) -> None:
-    """``_run`` for options that are already values (users), not text."""
-    await bot.run_interaction(interaction, lambda ctx: execute(bot.service, ctx, name, args))
+def english_strings() -> dict[str, str]:
+    """Every string the slash commands show, by catalogue key, in English (from the table)."""
+    out: dict[str, str] = {}
+    for group, description in GROUPS.items():
+        out[f"groups.{group}.name"] = group
+        out[f"groups.{group}.description"] = description
+    for spec in COMMANDS.values():
+        out[command_key(spec, "name")] = spec.name
+        out[command_key(spec, "description")] = spec.description
+        for p in spec.params:
+            out[option_name_key(p)] = p.name
+            out[option_description_key(spec, p)] = p.description
+            for value in Param(p.name, p.kind, p.description).choices:
+                out[choice_key(p, value)] = choice_label(p, value)
+    return out
+
+
+def localized(key: str, english: str, locale: str | None) -> str:
+    """A command string in the user's language (the table's English when it has none)."""
+    return i18n.lookup(key, locale) or english
+
+
+class CatalogueTranslator(app_commands.Translator):
+    """Gives Discord the French and German of every name, description and choice, from the
+    catalogue key each ``locale_str`` carries; English stays the default."""
+
+    async def translate(self, string: locale_str, locale: discord.Locale,
+                        context: app_commands.TranslationContextTypes) -> str | None:
+        key = string.extras.get("key")
+        if key is None or i18n.language(locale.value) == i18n.DEFAULT:
+            return None
+        return i18n.lookup(key, locale.value)
+
+
+# --- options ---------------------------------------------------------------------------------
+
+
+class OptionRefused(app_commands.TransformerError):
+    """A submitted value the table cannot read; its text is the sentence for the player."""
+
+    def __init__(self, value: Any, transformer: ParamTransformer, message: str) -> None:
+        super().__init__(value, transformer.type, transformer)
+        self.args = (message,)
+
+
+class ParamTransformer(app_commands.Transformer):
+    """One parameter of the table as a Discord option: type, range and choices for the
+    declaration, and the typed value turned into the table's argument."""
+
+    def __init__(self, spec: CommandSpec, param: Param) -> None:
+        self.spec, self.param = spec, param
+
+    @property
+    def type(self) -> AppCommandOptionType:
+        return OPTION_TYPES[self.param.kind]
+
+    @property
+    def min_value(self) -> int | None:
+        return self.param.minimum if self.param.kind in ("int", "number", "hours") else None
+
+    @property
+    def max_value(self) -> int | None:
+        return self.param.maximum if self.param.kind in ("int", "number", "hours") else None
+
+    @property
+    def choices(self) -> list[app_commands.Choice[int | float | str]] | None:
+        values = self.param.choices
+        if not values:
+            return None
+        return [app_commands.Choice(
+            name=locale_str(choice_label(self.param, v), key=choice_key(self.param, v)), value=v)
+            for v in values]
+
+    @property
+    def _error_display_name(self) -> str:
+        return self.param.name
+
+    async def transform(self, interaction: discord.Interaction[Any], value: Any) -> Any:
+        kind = self.param.kind
+        if kind == "int":
+            return int(value)
+        if kind in ("number", "hours"):
+            return float(value)
+        if kind == "flag":
+            return bool(value)
+        if kind == "user":
+            return UserRef(value.id, getattr(value, "display_name", None) or value.name)
+        try:
+            return convert(self.param, str(value))
+        except ValueError as exc:
+            raise OptionRefused(value, self, f"/{self.spec.name}: {exc}.") from None
+
+
+class SquareTransformer(ParamTransformer):
+    """A square option: suggests the legal squares for the options filled so far."""
+
+    def __init__(self, bot: KhronosBot, spec: CommandSpec, param: Param) -> None:
+        super().__init__(spec, param)
+        self.bot = bot
+
+    async def autocomplete(  # type: ignore[override]
+        self, interaction: discord.Interaction[Any], value: str
+    ) -> list[app_commands.Choice[str]]:
+        filled = {k: str(v) for k, v in interaction.namespace if v is not None}
+        try:
+            _, state, seat = await self.bot.service.seat_state(interaction.channel_id or 0,
+                                                               interaction.user.id)
+        except EngineError:
+            return []
+        if seat is None:
+            return []
+        pairs = square_suggestions(state, seat, self.spec.name, self.param.name, filled,
+                                   interaction.locale.value)
+        return suggestions(pairs, str(value))
+
+
+# --- suggestions -------------------------------------------------------------------------------
+
+
+def _cost(family: engine.Family, base: int, extra: int, locale: str | None) -> str:
+    fam = i18n.text(f"families.{family.value}", locale)
+    text = i18n.text("suggest.cards", locale, family=fam, count=base)
+    if extra:
+        text += i18n.text("suggest.extra", locale, count=extra)
+    return text
+
+
+def _age_of(text: str | None, allowed: Sequence[Age]) -> list[Age]:
+    """The ages an age option stands for: the one filled in, else every one it allows."""
+    for age in allowed:
+        if text and text.lower() == age.label.lower():
+            return [age]
+    return list(allowed)
+
+
+def _building_of(text: str | None) -> BuildingType | None:
+    try:
+        return BuildingType(text) if text else None
+    except ValueError:
+        return None
+
+
+def square_suggestions(state: engine.GameState, seat: int, command: str, param: str,
+                       filled: Mapping[str, str], locale: str | None = None
+                       ) -> list[tuple[str, str]]:
+    """(square, label) pairs the player may submit for ``command``'s ``param``, given the
+    options already ``filled`` (raw values by name). An option another depends on that is
+    still empty stands for everything it allows: no age yet gives the squares of both ages,
+    each labelled with its age, interleaved so that both show among Discord's 25."""
+    per_age: dict[Age, list[tuple[str, str]]] = {}
+
+    def add(age: Age, square: str, what: str) -> None:
+        name = localized(f"choices.age.{age.label.lower()}", age.label, locale)
+        label = i18n.text("suggest.label", locale, square=square, age=name, what=what)
+        pairs = per_age.setdefault(age, [])
+        if (square, label) not in pairs:
+            pairs.append((square, label))
+
+    def btype_name(btype: BuildingType) -> str:
+        return localized(f"choices.building.{btype.value}", btype.label, locale)
+
+    if command == "build":
+        wanted = _building_of(filled.get("building"))
+        for age in _age_of(filled.get("age"), BOARD_AGES):
+            for btype in [wanted] if wanted else list(BuildingType):
+                family = engine.BUILDINGS[btype].family
+                for o in engine.construct_options(state, seat, age, btype):
+                    add(age, o.square, f"{btype_name(btype)}, "
+                                       f"{_cost(family, o.cards - o.extra, o.extra, locale)}")
+    elif command == "upgrade":
+        to = _building_of(filled.get("to"))
+        square = (filled.get("square") or "").strip().upper()
+        for age in _age_of(filled.get("age"), BOARD_AGES):
+            for sq, target, o in engine.upgrade_options(state, seat, age):
+                if to is not None and target is not to:
+                    continue
+                family = engine.BUILDINGS[target].family
+                cost = _cost(family, o.cards - o.extra, o.extra, locale)
+                if param == "square":
+                    add(age, sq, f"→ {btype_name(target)}, {cost}")
+                elif not square or sq == square:
+                    add(age, o.square, f"{sq} → {btype_name(target)}, {cost}")
+    elif command in ("demolish", "populate", "renovate"):
+        allowed = BOARD_AGES if command == "demolish" else (Age.REASON,)
+        ages = _age_of(filled.get("age"), allowed)
+        for act in engine.legal_actions(state, seat):
+            if isinstance(act, engine.Demolish | engine.Populate | engine.Renovate) and (
+                    act.kind == command):
+                age = act.age if isinstance(act, engine.Demolish) else Age.REASON
+                if age in ages:
+                    add(age, act.square, i18n.text(f"suggest.{command}", locale))
+    lists = [per_age[a] for a in Age if a in per_age]
+    out: list[tuple[str, str]] = []
+    for i in range(max((len(x) for x in lists), default=0)):
+        out.extend(x[i] for x in lists if i < len(x))
+    return out
 
 
 def suggestions(
     choices: Sequence[tuple[str, str]], current: str
 ) -> list[app_commands.Choice[str]]:
+    """At most 25 autocomplete choices whose value or label contains what is typed."""
     cur = current.strip().lower()
     out = [app_commands.Choice(name=label[:100], value=value) for value, label in choices
            if cur in value.lower() or cur in label.lower()]
     return out[:25]
 
 
+# --- the commands ------------------------------------------------------------------------------
+
+
+def transformer(bot: KhronosBot, spec: CommandSpec, param: Param) -> ParamTransformer:
+    if param.kind == "square":
+        return SquareTransformer(bot, spec, param)
+    return ParamTransformer(spec, param)
+
+
+def slash_command(bot: KhronosBot, spec: CommandSpec,
+                  parent: app_commands.Group | None = None) -> app_commands.Command[Any, Any, Any]:
+    """The slash command of one table entry; its callback runs the table's ``execute``."""
+
+    async def callback(interaction: discord.Interaction[Any], /, **values: Any) -> None:
+        args = {k: v for k, v in values.items() if v is not None}
+        if spec.name == "create" and "reminder" not in args:
+            args["reminder"] = bot.settings.reminder_hours  # KHRONOS_REMINDER_HOURS
+        line = format_line(spec.name, args) if spec.name in PREVIEWED else None
+        await bot.run_interaction(
+            interaction, lambda ctx: execute(bot.service, ctx, spec.name, args),
+            preview_line=line)
+
+    params = [inspect.Parameter("interaction", inspect.Parameter.POSITIONAL_ONLY)]
+    params += [
+        inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY,
+                          annotation=transformer(bot, spec, p),
+                          default=inspect.Parameter.empty if p.required else None)
+        for p in spec.form_params
+    ]
+    callback.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    callback.__discord_app_commands_param_description__ = {  # type: ignore[attr-defined]
+        p.name: locale_str(p.description, key=option_description_key(spec, p))
+        for p in spec.params
+    }
+    callback.__discord_app_commands_param_rename__ = {  # type: ignore[attr-defined]
+        p.name: locale_str(p.name, key=option_name_key(p)) for p in spec.params
+    }
+    command: app_commands.Command[Any, Any, Any] = app_commands.Command(
+        name=locale_str(spec.name, key=command_key(spec, "name")),
+        description=locale_str(spec.description, key=command_key(spec, "description")),
+        callback=callback, parent=parent)
+    if parent is None and spec.guild_only:
+        app_commands.guild_only(command)
+    return command
+
+
 def register_commands(bot: KhronosBot) -> None:
-    tree = bot.tree
-
-    # --- lobby ---
-    @tree.command(name="create", description=COMMANDS["create"].description)
-    @_describe("create")
-    async def create(interaction: discord.Interaction[Any],
-                     players: app_commands.Range[int, 2, 5] | None = None,
-                     holdem: bool = False,
-                     reminder: app_commands.Range[float, 1, 720] | None = None,
-                     deadline: app_commands.Range[float, 1, 720] | None = None) -> None:
-        if reminder is None:  # the server's default (KHRONOS_REMINDER_HOURS)
-            reminder = bot.settings.reminder_hours
-        await _run(bot, interaction, "create", {"players": players, "holdem": holdem or None,
-                                                 "reminder": reminder, "deadline": deadline})
-
-    for simple in ("join", "leave", "start", "undo", "hand", "status", "abandon",
-                   "rebuild", "mygames", "mute", "unmute", "back", "pause", "resume"):
-        _simple_command(bot, simple)
-
-    # --- reminders, absence, the game's keepers ---
-    @tree.command(name="away", description=COMMANDS["away"].description)
-    @_describe("away")
-    async def away(interaction: discord.Interaction[Any],
-                   hours: app_commands.Range[float, 1, 336]) -> None:
-        await _run(bot, interaction, "away", {"hours": hours})
-
-    @tree.command(name="settings", description=COMMANDS["settings"].description)
-    @_describe("settings")
-    async def settings(interaction: discord.Interaction[Any],
-                       reminder: app_commands.Range[float, 1, 720] | None = None,
-                       deadline: app_commands.Range[float, 0, 720] | None = None) -> None:
-        await _run(bot, interaction, "settings", {"reminder": reminder, "deadline": deadline})
-
-    @tree.command(name="replace", description=COMMANDS["replace"].description)
-    @_describe("replace")
-    async def replace_(interaction: discord.Interaction[Any], old: discord.User,
-                       new: discord.User) -> None:
-        await _run_args(bot, interaction, "replace", {"old": _ref(old), "new": _ref(new)})
-
-    @tree.command(name="kick", description=COMMANDS["kick"].description)
-    @_describe("kick")
-    async def kick(interaction: discord.Interaction[Any], player: discord.User) -> None:
-        await _run_args(bot, interaction, "kick", {"player": _ref(player)})
-
-    # --- moves ---
-    @tree.command(name="build", description=COMMANDS["build"].description)
-    @_describe("build")
-    @app_commands.choices(building=BUILDING_CHOICES, age=BOARD_AGES)
-    async def build(interaction: discord.Interaction[Any], building: str, square: str, age: str,
-                    pay: str | None = None) -> None:
-        await _run(bot, interaction, "build", {"building": building, "square": square,
-                                                "age": age, "pay": pay}, preview=True)
-
-    @build.autocomplete("square")
-    async def build_square(interaction: discord.Interaction[Any], current: str
-                           ) -> list[app_commands.Choice[str]]:
-        ns = interaction.namespace
-        return await bot.autocomplete(interaction, current, "build", ns.building, ns.age)
-
-    @tree.command(name="upgrade", description=COMMANDS["upgrade"].description)
-    @_describe("upgrade")
-    @app_commands.choices(to=BUILDING_CHOICES, age=BOARD_AGES)
-    async def upgrade(interaction: discord.Interaction[Any], square: str, to: str, age: str,
-                      at: str | None = None, pay: str | None = None) -> None:
-        await _run(bot, interaction, "upgrade", {"square": square, "to": to, "age": age,
-                                                  "at": at, "pay": pay}, preview=True)
-
-    @upgrade.autocomplete("square")
-    async def upgrade_square(interaction: discord.Interaction[Any], current: str
-                             ) -> list[app_commands.Choice[str]]:
-        ns = interaction.namespace
-        return await bot.autocomplete(interaction, current, "upgrade", ns.to, ns.age)
-
-    @upgrade.autocomplete("at")
-    async def upgrade_at(interaction: discord.Interaction[Any], current: str
-                         ) -> list[app_commands.Choice[str]]:
-        ns = interaction.namespace
-        return await bot.autocomplete(interaction, current, "upgrade_at", ns.to, ns.age,
-                                      ns.square)
-
-    @tree.command(name="demolish", description=COMMANDS["demolish"].description)
-    @_describe("demolish")
-    @app_commands.choices(age=BOARD_AGES)
-    async def demolish(interaction: discord.Interaction[Any], square: str, age: str) -> None:
-        await _run(bot, interaction, "demolish", {"square": square, "age": age})
-
-    @demolish.autocomplete("square")
-    async def demolish_square(interaction: discord.Interaction[Any], current: str
-                              ) -> list[app_commands.Choice[str]]:
-        return await bot.autocomplete(interaction, current, "demolish", None,
-                                      interaction.namespace.age)
-
-    @tree.command(name="populate", description=COMMANDS["populate"].description)
-    @_describe("populate")
-    async def populate(interaction: discord.Interaction[Any], square: str,
-                       count: app_commands.Range[int, 1, 4] | None = None) -> None:
-        await _run(bot, interaction, "populate", {"square": square, "count": count})
-
-    @populate.autocomplete("square")
-    async def populate_square(interaction: discord.Interaction[Any], current: str
-                              ) -> list[app_commands.Choice[str]]:
-        return await bot.autocomplete(interaction, current, "populate", None, "reason")
-
-    @tree.command(name="renovate", description=COMMANDS["renovate"].description)
-    @_describe("renovate")
-    async def renovate(interaction: discord.Interaction[Any], square: str,
-                       cards: app_commands.Range[int, 1, 2] | None = None) -> None:
-        await _run(bot, interaction, "renovate", {"square": square, "cards": cards})
-
-    @renovate.autocomplete("square")
-    async def renovate_square(interaction: discord.Interaction[Any], current: str
-                              ) -> list[app_commands.Choice[str]]:
-        return await bot.autocomplete(interaction, current, "renovate", None, "reason")
-
-    @tree.command(name="travel", description=COMMANDS["travel"].description)
-    @_describe("travel")
-    @app_commands.choices(age=AGE_CHOICES)
-    async def travel(interaction: discord.Interaction[Any], age: str,
-                     adventurer: app_commands.Range[int, 1, 2] | None = None) -> None:
-        await _run(bot, interaction, "travel", {"age": age, "adventurer": adventurer})
-
-    @tree.command(name="exchange", description=COMMANDS["exchange"].description)
-    @_describe("exchange")
-    async def exchange(interaction: discord.Interaction[Any], cards: str) -> None:
-        await _run(bot, interaction, "exchange", {"cards": cards})
-
-    @tree.command(name="holdem", description=COMMANDS["holdem"].description)
-    @_describe("holdem")
-    async def holdem(interaction: discord.Interaction[Any], take: str, give: str) -> None:
-        await _run(bot, interaction, "holdem", {"take": take, "give": give})
-
-    @tree.command(name="end", description=COMMANDS["end"].description)
-    @_describe("end")
-    async def end(interaction: discord.Interaction[Any], discard: str | None = None) -> None:
-        await _run(bot, interaction, "end", {"discard": discard})
-
-    @tree.command(name="choose", description=COMMANDS["choose"].description)
-    @_describe("choose")
-    async def choose(interaction: discord.Interaction[Any],
-                     option: app_commands.Range[int, 1, 99]) -> None:
-        await _run(bot, interaction, "choose", {"option": option})
-
-    @tree.command(name="board", description=COMMANDS["board"].description)
-    @_describe("board")
-    @app_commands.choices(age=AGE_CHOICES)
-    async def board(interaction: discord.Interaction[Any], age: str | None = None,
-                    move: app_commands.Range[int, 1, 1_000_000] | None = None) -> None:
-        await _run(bot, interaction, "board", {"age": age, "move": move})
-
-    @tree.command(name="help", description=COMMANDS["help"].description)
-    @_describe("help")
-    @app_commands.choices(topic=[app_commands.Choice(name=t, value=t) for t in HELP_TOPICS])
-    async def help_command(interaction: discord.Interaction[Any], topic: str | None = None
-                           ) -> None:
-        await _run(bot, interaction, "help", {"topic": topic})
-
-    @tree.command(name="history", description=COMMANDS["history"].description)
-    @_describe("history")
-    async def history(interaction: discord.Interaction[Any],
-                      count: app_commands.Range[int, 1, 100] | None = None) -> None:
-        await _run(bot, interaction, "history", {"count": count})
-
-
-def _simple_command(bot: KhronosBot, name: str) -> None:
-    async def callback(interaction: discord.Interaction[Any]) -> None:
-        await _run(bot, interaction, name, {})
-
-    bot.tree.add_command(app_commands.Command(
-        name=name, description=COMMANDS[name].description, callback=callback))
+    """Every command of the table on ``bot.tree``: top-level ones, and groups (guild only)."""
+    groups: dict[str, app_commands.Group] = {}
+    for name, description in GROUPS.items():
+        groups[name] = app_commands.Group(
+            name=locale_str(name, key=f"groups.{name}.name"),
+            description=locale_str(description, key=f"groups.{name}.description"),
+            guild_only=True)
+    for spec in COMMANDS.values():
+        if spec.parent is None:
+            bot.tree.add_command(slash_command(bot, spec))
+        else:
+            group = groups[spec.parent]
+            group.add_command(slash_command(bot, spec, group))
+    for group in groups.values():
+        bot.tree.add_command(group)

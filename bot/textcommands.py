@@ -12,6 +12,14 @@ the slash command it mirrors::
 
 Parameters are given in order; optional ones may be skipped, and any may be named
 (``at B3``, ``pay mr``, ``age:might``). Cards are letters: m military, r religious, c civil.
+The commands that Discord shows in a group (``/game pause``) may be typed with or without
+the group's word.
+
+The table also says what Discord needs to declare each command (``bot/slash.py`` builds the
+slash commands from it alone): each parameter's kind (the option type), range, choices,
+description and whether it is required; ``form``, the order in which Discord asks the options
+(the order a player fills them: the age before the square that depends on it), when it differs
+from the typed order; ``parent``, the Discord group; ``guild_only``.
 """
 
 from __future__ import annotations
@@ -68,17 +76,19 @@ class Param:
     required: bool = True
     minimum: int | None = None
     maximum: int | None = None
+    only: tuple[str, ...] = ()  # a subset of the kind's choices (the ages one may build on)
 
     @property
     def choices(self) -> tuple[str, ...]:
         """Fixed choices for a slash-command option (empty when free or autocompleted)."""
+        every: tuple[str, ...] = ()
         if self.kind == "building":
-            return tuple(b.value for b in BuildingType)
-        if self.kind == "age":
-            return tuple(a.label.lower() for a in Age)
-        if self.kind == "topic":
-            return HELP_TOPICS
-        return ()
+            every = tuple(b.value for b in BuildingType)
+        elif self.kind == "age":
+            every = tuple(a.label.lower() for a in Age)
+        elif self.kind == "topic":
+            every = HELP_TOPICS
+        return tuple(c for c in every if c in self.only) if self.only else every
 
 
 @dataclass(frozen=True)
@@ -89,9 +99,28 @@ class CommandSpec:
     params: tuple[Param, ...] = ()
     usage: str = ""
     keywords: tuple[str, ...] = field(default=())  # params usually given by name ("at B3")
+    form: tuple[str, ...] = ()  # Discord's order of the options, when not the typed order
+    parent: str | None = None  # the Discord group ("game": /game pause)
+    guild_only: bool = True  # False: also in a direct message with the bot
+
+    @property
+    def form_params(self) -> tuple[Param, ...]:
+        """The parameters in the order Discord asks them (required ones first, as Discord
+        demands)."""
+        if not self.form:
+            return self.params
+        by_name = {p.name: p for p in self.params}
+        return tuple(by_name[n] for n in self.form)
+
+    @property
+    def path(self) -> str:
+        """How Discord spells it: ``pause`` or, in a group, ``game pause``."""
+        return f"{self.parent} {self.name}" if self.parent else self.name
 
 
 _CARDS = "cards as letters: m military, r religious, c civil (e.g. mmr)"
+_BOARDS = ("might", "faith")  # R40: no construction, upgrade or demolition on Reason
+GROUPS = {"game": "Manage this channel's game (its creator or a server admin)"}
 
 COMMANDS: dict[str, CommandSpec] = {
     c.name: c
@@ -120,24 +149,25 @@ COMMANDS: dict[str, CommandSpec] = {
             Param("adventurer", "int", "Which adventurer, 1 or 2 (default: the freer one)",
                   False, 1, 2),
             Param("age", "age", "The age to travel to"),
-        ), "/travel 1 faith"),
+        ), "/travel 1 faith", form=("age", "adventurer")),
         CommandSpec("build", "R15: construct a building on Might or Faith", "turn", (
             Param("building", "building", "The building type"),
             Param("square", "square", "Its top-left square, like C4"),
-            Param("age", "age", "The board: might or faith"),
+            Param("age", "age", "The board: might or faith", only=_BOARDS),
             Param("pay", "cards", f"Terrain surcharge cards (R18), {_CARDS}", False),
-        ), "/build keep C4 might", ("pay",)),
+        ), "/build keep C4 might", ("pay",), form=("age", "building", "square", "pay")),
         CommandSpec("upgrade", "R16: replace a building by a bigger one of its family", "turn", (
             Param("square", "square", "The building's top-left square"),
             Param("to", "building", "The new, bigger building type"),
-            Param("age", "age", "The board: might or faith"),
+            Param("age", "age", "The board: might or faith", only=_BOARDS),
             Param("at", "square", "Top-left square of the new tile, when several fit", False),
             Param("pay", "cards", f"Terrain surcharge cards (R18), {_CARDS}", False),
-        ), "/upgrade C4 castle might at B3", ("at", "pay")),
+        ), "/upgrade C4 castle might at B3", ("at", "pay"),
+            form=("age", "square", "to", "at", "pay")),
         CommandSpec("demolish", "R22: remove a size-1 tile for 1 Ecu and 1 card", "turn", (
             Param("square", "square", "The tile's square"),
-            Param("age", "age", "The board: might or faith"),
-        ), "/demolish H2 might"),
+            Param("age", "age", "The board: might or faith", only=_BOARDS),
+        ), "/demolish H2 might", form=("age", "square")),
         CommandSpec("populate", "R41: put your cubes on a civil building on Reason", "turn", (
             Param("square", "square", "The civil building's top-left square"),
             Param("count", "int", "How many cubes (1 civil card each)", False, 1, 4),
@@ -169,9 +199,9 @@ COMMANDS: dict[str, CommandSpec] = {
         ), "/history"),
         CommandSpec("help", "The commands, or a summary of the rules (/help rules)", "info", (
             Param("topic", "topic", "commands (default) or rules", False),
-        ), "/help rules"),
+        ), "/help rules", guild_only=False),
         CommandSpec("mygames", "Your games on every server: whose turn, and links", "info", (),
-                    "/mygames"),
+                    "/mygames", guild_only=False),
         # --- reminders and absence ---
         CommandSpec("mute", "Stop reminder DMs for you in this game", "self", (), "/mute"),
         CommandSpec("unmute", "Turn your reminder DMs in this game back on", "self", (),
@@ -181,30 +211,31 @@ COMMANDS: dict[str, CommandSpec] = {
                   True, 1, 336),
         ), "/away 48"),
         CommandSpec("back", "End your declared absence", "self", (), "/back"),
-        # --- admin ---
-        CommandSpec("abandon", "End the game without a winner (creator or admin)", "admin", (),
-                    "/abandon"),
-        CommandSpec("rebuild", "Restore a damaged game from its move log", "admin", (),
-                    "/rebuild"),
+        # --- the game's keepers: /game ... in Discord ---
         CommandSpec("settings", "Show or change reminder and deadline hours (creator or admin)",
                     "admin", (
             Param("reminder", "number", "Hours without a move before a reminder (1-720)",
                   False, 1, 720),
             Param("deadline", "hours", "Hours before a turn ends by itself; 0 for none",
                   False, 0, 720),
-        ), "/settings reminder:12 deadline:72", ("reminder", "deadline")),
+        ), "/game settings reminder:12 deadline:72", ("reminder", "deadline"), parent="game"),
         CommandSpec("pause", "Pause the game: no moves, reminders or deadlines (creator or admin)",
-                    "admin", (), "/pause"),
-        CommandSpec("resume", "Resume a paused game (creator or admin)", "admin", (), "/resume"),
+                    "admin", (), "/game pause", parent="game"),
+        CommandSpec("resume", "Resume a paused game (creator or admin)", "admin", (),
+                    "/game resume", parent="game"),
+        CommandSpec("abandon", "End the game without a winner (creator or admin)", "admin", (),
+                    "/game abandon", parent="game"),
+        CommandSpec("rebuild", "Restore a damaged game from its move log (a player, creator "
+                    "or admin)", "admin", (), "/game rebuild", parent="game"),
         CommandSpec("replace", "Give a player's seat to another user (creator or admin)",
                     "admin", (
             Param("old", "user", "The player who leaves the seat"),
             Param("new", "user", "The user who takes it over"),
-        ), "/replace old:@bob new:@dee"),
+        ), "/game replace old:@bob new:@dee", parent="game"),
         CommandSpec("kick", "Remove a player who left; his turns then end by default (creator "
                     "or admin)", "admin", (
             Param("player", "user", "The player to remove"),
-        ), "/kick @bob"),
+        ), "/game kick @bob", parent="game"),
     )
 }
 
@@ -333,6 +364,12 @@ def parse_line(line: str) -> Parsed:
     if not tokens:
         raise MalformedAction("Type a command, like /status or /help.")
     word = tokens[0].lstrip("/!").lower()
+    if word in GROUPS:  # "/game pause": the Discord spelling, also fine in the terminal
+        members = [s.name for s in COMMANDS.values() if s.parent == word]
+        if len(tokens) < 2 or tokens[1].lower() not in members:
+            raise MalformedAction(f"/{word} needs one of: {', '.join(members)}.")
+        tokens = tokens[1:]
+        word = tokens[0].lower()
     word = ALIASES.get(word, word)
     spec = COMMANDS.get(word)
     if spec is None:
@@ -379,6 +416,32 @@ def parse_args(spec: CommandSpec, tokens: list[str]) -> dict[str, Any]:
         usage = f" Usage: {spec.usage}" if spec.usage else ""
         raise MalformedAction(f"/{spec.name}: missing {', '.join(missing)}.{usage}")
     return args
+
+
+def format_value(param: Param, value: Any) -> str:
+    """The text ``convert(param, text)`` reads back as ``value``."""
+    match value:
+        case BuildingType():
+            return value.value
+        case Age():
+            return value.label.lower()
+        case tuple():
+            letters = {f: k for k, f in _LETTERS.items()}
+            return "".join(letters[f] for f in value) or "-"
+        case bool():
+            return "yes" if value else "no"
+        case UserRef():
+            return f"<@{value.id}>" if value.id is not None else f"@{value.name}"
+    return str(value)
+
+
+def format_line(name: str, args: dict[str, Any]) -> str:
+    """The typed line of a command with these converted ``args``: ``parse_line`` reads it back
+    as the same arguments (a Confirm button carries it)."""
+    spec = COMMANDS[name]
+    words = [f"/{name}"] + [f"{p.name}:{format_value(p, args[p.name])}" for p in spec.params
+                            if args.get(p.name) is not None]
+    return " ".join(words)
 
 
 def to_action(name: str, args: dict[str, Any]) -> Action:

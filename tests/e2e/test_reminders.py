@@ -131,8 +131,7 @@ async def test_deadline_warning_automatic_move_replace_and_mygames(fake_discord:
     storage = await Storage.in_dir(tmp_path).open()
     try:
         async with fake.running(make_bot(fake, storage, clock, tmp_path, guild.id)) as bot:
-            assert {"mygames", "mute", "away", "pause", "resume", "settings", "replace",
-                    "kick"} <= fake.command_names(guild)
+            assert {"mygames", "mute", "away", "game"} <= fake.command_names(guild)
             await slash(fake, alice, ch, "create", players=2, deadline=24)
             await slash(fake, bob, ch, "join")
             late = await turn_of(bot, ch, users)
@@ -155,12 +154,12 @@ async def test_deadline_warning_automatic_move_replace_and_mygames(fake_discord:
             assert await turn_of(bot, ch, users) is other
 
             # the creator hands bob's seat to erin: erin gets the hand by DM
-            ia = await slash(fake, alice, ch, "replace", old=bob, new=erin)
+            ia = await slash(fake, alice, ch, "game replace", old=bob, new=erin)
             assert ia.messages[0].ephemeral
             await fake.wait_for_message(ch, lambda m: "erin takes over bob's seat" in m.content)
             hand = await fake.wait_for_dm(erin, lambda m: m.content.startswith("Your hand"))
             assert decodes(hand)
-            refused = await slash(fake, bob, ch, "pause")
+            refused = await slash(fake, bob, ch, "game pause")
             assert "creator or a server admin" in refused.messages[0].content
 
             ia = await slash(fake, erin, ch, "mygames")
