@@ -340,10 +340,9 @@ def register_commands(bot: KhronosBot) -> None:
     """Every command of the table on ``bot.tree``: top-level ones, and groups (guild only)."""
     groups: dict[str, app_commands.Group] = {}
     for name, description in GROUPS.items():
-        groups[name] = app_commands.Group(
+        groups[name] = app_commands.guild_only(app_commands.Group(
             name=locale_str(name, key=f"groups.{name}.name"),
-            description=locale_str(description, key=f"groups.{name}.description"),
-            guild_only=True)
+            description=locale_str(description, key=f"groups.{name}.description")))
     for spec in COMMANDS.values():
         if spec.parent is None:
             bot.tree.add_command(slash_command(bot, spec))
