@@ -5,7 +5,15 @@ from __future__ import annotations
 import pytest
 
 from bot.service import GameService
-from bot.textcommands import COMMANDS, Context, help_text, parse_line, run_line, to_action
+from bot.textcommands import (
+    COMMANDS,
+    Context,
+    format_line,
+    help_text,
+    parse_line,
+    run_line,
+    to_action,
+)
 from engine import (
     Age,
     BuildingType,
@@ -97,3 +105,45 @@ async def test_lines_run_through_the_service(service: GameService) -> None:
     assert out.reply is not None and "#2" in out.reply.text
     out = await run_line(service, me, "/help")
     assert out.reply is not None and "/build" in out.reply.text
+
+
+@pytest.mark.parametrize("line", ["/game pause", "/pause", "/GAME Pause"])
+def test_the_discord_group_spelling_works_in_the_terminal(line: str) -> None:
+    assert parse_line(line) == parse_line("/pause")
+
+
+@pytest.mark.parametrize("line", ["/game", "/game build keep C4 might", "/game fly"])
+def test_a_group_word_needs_one_of_its_members(line: str) -> None:
+    with pytest.raises(MalformedAction, match="/game needs one of: settings, pause"):
+        parse_line(line)
+
+
+def test_game_settings_keeps_its_named_options() -> None:
+    assert parse_line("/game settings reminder:12 deadline:0").args == {
+        "reminder": 12.0, "deadline": 0.0}
+
+
+@pytest.mark.parametrize("line", [
+    "/build keep C4 might", "/build town b3 faith pay mr", "/upgrade C4 castle might at B3",
+    "/travel 1 faith", "/populate L12 2", "/renovate C4 1", "/demolish H2 might",
+    "/exchange mmr", "/holdem take cc give mr", "/end discard m", "/end",
+    "/create 3 holdem", "/away 48", "/board faith", "/replace old:<@12> new:<@34>",
+])
+def test_a_confirm_buttons_line_reads_back_as_the_same_arguments(line: str) -> None:
+    """format_line is what a Confirm button carries: parse_line must read back the same."""
+    parsed = parse_line(line)
+    again = parse_line(format_line(parsed.name, parsed.args))
+    assert again == parsed
+
+
+def test_discords_order_lists_every_parameter_once_required_first() -> None:
+    """Discord refuses a required option after an optional one; the form order names each
+    parameter exactly once, and puts the age before the square it decides (issue 13, 1)."""
+    for spec in COMMANDS.values():
+        form = spec.form_params
+        assert sorted(p.name for p in form) == sorted(p.name for p in spec.params)
+        required = [p.required for p in form]
+        assert required == sorted(required, reverse=True), spec.name
+        names = [p.name for p in form]
+        if "age" in names and "square" in names:
+            assert names.index("age") < names.index("square"), spec.name

@@ -1,0 +1,142 @@
+"""French and German: complete catalogues, valid Discord names, and a synced payload that
+carries them; autocomplete in the player's language."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot import i18n
+from bot.slash import english_strings
+from bot.textcommands import COMMANDS, GROUPS
+from engine import Family
+from tests.e2e.test_slash import first_player_has, make_bot, run, synced
+from tests.fakediscord.fake import FakeDiscord
+
+TRANSLATED = ("fr", "de")
+# Discord's rule for slash command and option names (lowercase letters of any script,
+# digits, - and _; 1 to 32 characters)
+NAME = re.compile(r"^[-_\w]{1,32}$")
+
+
+def english() -> dict[str, str]:
+    return dict(i18n.catalogue("en")) | english_strings()
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_every_key_has_its_translation_with_the_same_placeholders(lang: str) -> None:
+    source = english()
+    cat = i18n.catalogue(lang)
+    assert sorted(set(source) - set(cat)) == [], f"{lang}: keys to translate"
+    assert sorted(set(cat) - set(source)) == [], f"{lang}: keys no longer used"
+    for key, text in source.items():
+        assert i18n.placeholders(cat[key]) == i18n.placeholders(text), (lang, key)
+        assert cat[key].strip(), (lang, key)
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_translated_names_are_valid_and_unique_where_discord_needs(lang: str) -> None:
+    cat = i18n.catalogue(lang)
+
+    def name(key: str) -> str:
+        value = cat[key]
+        assert NAME.match(value) and value == value.lower(), (lang, key, value)
+        return value
+
+    top = [name(f"commands.{s.name}.name") for s in COMMANDS.values() if s.parent is None]
+    top += [name(f"groups.{g}.name") for g in GROUPS]
+    assert len(top) == len(set(top)), f"{lang}: two top-level commands share a name"
+    for group in GROUPS:
+        members = [name(f"commands.{s.name}.name") for s in COMMANDS.values()
+                   if s.parent == group]
+        assert len(members) == len(set(members))
+    for spec in COMMANDS.values():
+        options = [name(f"options.{p.name}") for p in spec.params]
+        assert len(options) == len(set(options)), (lang, spec.name)
+    for key, value in cat.items():
+        if key.startswith(("commands.", "groups.", "choices.")):
+            assert 1 <= len(value) <= 100, (lang, key)  # Discord's limit
+
+
+def test_text_falls_back_to_english_and_fills_placeholders() -> None:
+    assert i18n.language("fr") == "fr" and i18n.language("de") == "de"
+    assert i18n.language("fr-CA") == "fr" and i18n.language("en-GB") == "en"
+    assert i18n.language("pt-BR") == "en" and i18n.language(None) == "en"
+    assert i18n.text("suggest.cards", "de", family="Zivil", count=2) == "Zivil \u00d72"
+    assert i18n.text("suggest.cards", "pt-BR", family="civil", count=2) == "civil \u00d72"
+    assert i18n.text("families.civil", "fr") == "civile"
+    with pytest.raises(KeyError):
+        i18n.text("no.such.key", "fr")
+
+
+def localizations(item: dict[str, Any], field: str) -> dict[str, str]:
+    return item.get(f"{field}_localizations") or {}
+
+
+async def test_the_synced_commands_carry_french_and_german(fake_discord: FakeDiscord,
+                                                           tmp_path: Path) -> None:
+    """Every command, group, subcommand, option and choice Discord receives has its French and
+    German name and description, equal to the catalogue's."""
+    fake = fake_discord
+    guild = fake.add_guild()
+    bot, storage = await make_bot(fake, tmp_path, guild)
+    try:
+        async with fake.running(bot):
+            commands = synced(fake, guild)
+    finally:
+        await storage.close()
+    checked = 0
+
+    def check(item: dict[str, Any], name_key: str, description_key: str) -> None:
+        nonlocal checked
+        for lang in TRANSLATED:
+            cat = i18n.catalogue(lang)
+            assert localizations(item, "name")[lang] == cat[name_key]
+            assert localizations(item, "description")[lang] == cat[description_key]
+        checked += 1
+
+    for group in GROUPS:
+        check(commands[group], f"groups.{group}.name", f"groups.{group}.description")
+    for spec in COMMANDS.values():
+        if spec.parent is None:
+            data = commands[spec.name]
+        else:
+            data = next(o for o in commands[spec.parent]["options"] if o["name"] == spec.name)
+        check(data, f"commands.{spec.name}.name", f"commands.{spec.name}.description")
+        for opt in data.get("options") or []:
+            check(opt, f"options.{opt['name']}",
+                  f"commands.{spec.name}.options.{opt['name']}")
+            kind = next(p.kind for p in spec.params if p.name == opt["name"])
+            for choice in opt.get("choices") or []:
+                for lang in TRANSLATED:
+                    assert localizations(choice, "name")[lang] == i18n.catalogue(lang)[
+                        f"choices.{kind}.{choice['value']}"]
+    assert checked > len(COMMANDS)
+    assert localizations(commands["build"], "name") == {"fr": "construire", "de": "bauen"}
+
+
+async def test_autocomplete_speaks_the_players_language(fake_discord: FakeDiscord,
+                                                        tmp_path: Path) -> None:
+    """A player whose Discord is in French reads the suggested squares in French; the values
+    submitted stay the same."""
+    fake = fake_discord
+    guild = fake.add_guild()
+    ch = fake.add_channel(guild, "khronos")
+    alice, bob = fake.add_user("alice", locale="fr"), fake.add_user("bob", locale="fr")
+    bot, storage = await make_bot(fake, tmp_path, guild, first_player_has({Family.MILITARY: 2}))
+    try:
+        async with fake.running(bot):
+            await run(fake, alice, ch, "create", players=2)
+            await run(fake, bob, ch, "join")
+            info, state = await bot.service.snapshot(ch.id)
+            player = alice if info.user_of(state.turn) == alice.id else bob
+            got = await fake.autocomplete(player, ch, "build", focused="square", options={
+                "age": "might", "building": "keep", "square": ""})
+            assert got and all("Puissance" in c["name"] and "Donjon" in c["name"]
+                               and "militaire \u00d72" in c["name"] for c in got)
+            assert all(re.fullmatch(r"[A-T]\d{1,2}", c["value"]) for c in got)
+    finally:
+        await storage.close()
