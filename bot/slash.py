@@ -11,6 +11,7 @@ one path of every interaction. Names, descriptions and choices carry their catal
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -193,8 +194,9 @@ class SquareTransformer(ParamTransformer):
             return []
         if seat is None:
             return []
-        pairs = square_suggestions(state, seat, self.spec.name, self.param.name, filled,
-                                   interaction.locale.value)
+        # up to ~0.1 s with nothing filled yet (benchmarks/bench_autocomplete.py): off the loop
+        pairs = await asyncio.to_thread(square_suggestions, state, seat, self.spec.name,
+                                        self.param.name, filled, interaction.locale.value)
         return suggestions(pairs, str(value))
 
 
