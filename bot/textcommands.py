@@ -218,7 +218,7 @@ COMMANDS: dict[str, CommandSpec] = {
                   False, 1, 720),
             Param("deadline", "hours", "Hours before a turn ends by itself; 0 for none",
                   False, 0, 720),
-        ), "/game settings reminder:12 deadline:72", ("reminder", "deadline"), parent="game"),
+        ), "/game settings reminder:12", ("reminder", "deadline"), parent="game"),
         CommandSpec("pause", "Pause the game: no moves, reminders or deadlines (creator or admin)",
                     "admin", (), "/game pause", parent="game"),
         CommandSpec("resume", "Resume a paused game (creator or admin)", "admin", (),
@@ -502,7 +502,9 @@ def rules_text() -> str:
 
 def help_text() -> str:
     groups = {"lobby": "Lobby", "turn": "Your turn", "info": "Information",
-              "self": "Reminders and absence", "admin": "Creator or admin"}
+              "self": "Reminders and absence",
+              "admin": "The game, for its creator or a server admin (/pause also works for "
+                       "/game pause)"}
     lines = [
         "Khronos: build across three ages (Might, Faith, Reason); what you build ripples "
         "forward in time. Richest player after 7 rounds wins. /help rules: the rules in short.",
@@ -512,6 +514,8 @@ def help_text() -> str:
         for spec in COMMANDS.values():
             if spec.group == group:
                 lines.append(f"  {spec.usage or '/' + spec.name:34} {spec.description}")
+    lines.append("Discord shows the commands in French or German when your Discord app uses "
+                 "that language.")
     lines.append("Cards are letters: m military, r religious, c civil. Squares: A-T and 1-16.")
     return "\n".join(lines)
 
