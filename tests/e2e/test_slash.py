@@ -296,3 +296,24 @@ async def test_a_bad_typed_value_is_refused_privately(fake_discord: FakeDiscord,
             assert (await bot.service.snapshot(ch.id))[0].version == info.version
     finally:
         await storage.close()
+
+
+async def test_suggestions_are_empty_without_a_started_game(fake_discord: FakeDiscord,
+                                                          tmp_path: Path) -> None:
+    fake = fake_discord
+    guild = fake.add_guild()
+    ch = fake.add_channel(guild, "khronos")
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    bot, storage = await make_bot(fake, tmp_path, guild)
+    try:
+        async with fake.running(bot):
+            assert await autocomplete(fake, alice, ch, "build", "square", {}) == []
+            await run(fake, alice, ch, "create")
+            assert await autocomplete(fake, alice, ch, "build", "square", {}) == []
+            await run(fake, bob, ch, "join")
+            await run(fake, alice, ch, "start")
+            info, state = await bot.service.snapshot(ch.id)
+            waiting = bob if info.user_of(state.turn) == alice.id else alice
+            assert await autocomplete(fake, waiting, ch, "build", "square", {}) == []
+    finally:
+        await storage.close()
