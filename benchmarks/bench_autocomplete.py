@@ -1,8 +1,9 @@
-"""Autocomplete of a square, the query Discord sends while a player types (3 s budget).
+"""Autocomplete, the query Discord sends while a player types (3 s budget).
 
 Prints the median and worst time of ``bot.slash.square_suggestions`` over the states of a
 played game, for /build and /upgrade with no option filled yet (both ages, every building),
-with the age only, and with the age and the building.
+with the age only, and with the age and the building; and of ``cards_suggestions`` for
+/build's pay (from the engine's legal actions) and /exchange.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import engine
-from bot.slash import square_suggestions
+from bot.slash import cards_suggestions, square_suggestions
 
 
 def states(n: int = 60) -> list[engine.GameState]:
@@ -51,6 +52,15 @@ def main() -> None:
             times.append(time.perf_counter() - t0)
         what = ", ".join(f"{k}={v}" for k, v in filled.items()) or "nothing filled"
         print(f"/{command} square ({what}): median {statistics.median(times) * 1000:.1f} ms, "
+              f"max {max(times) * 1000:.1f} ms (n={len(times)})")
+    for command, param, filled in (("build", "pay", {"age": "might", "building": "keep"}),
+                                   ("exchange", "cards", {})):
+        times = []
+        for state in sample:
+            t0 = time.perf_counter()
+            cards_suggestions(state, state.turn, command, param, filled)
+            times.append(time.perf_counter() - t0)
+        print(f"/{command} {param}: median {statistics.median(times) * 1000:.1f} ms, "
               f"max {max(times) * 1000:.1f} ms (n={len(times)})")
 
 

@@ -200,6 +200,29 @@ class SquareTransformer(ParamTransformer):
         return suggestions(pairs, str(value))
 
 
+class CardsTransformer(ParamTransformer):
+    """A cards option: suggests the legal sets of cards for the options filled so far."""
+
+    def __init__(self, bot: KhronosBot, spec: CommandSpec, param: Param) -> None:
+        super().__init__(spec, param)
+        self.bot = bot
+
+    async def autocomplete(  # type: ignore[override]
+        self, interaction: discord.Interaction[Any], value: str
+    ) -> list[app_commands.Choice[str]]:
+        filled = {k: str(v) for k, v in interaction.namespace if v is not None}
+        try:
+            _, state, seat = await self.bot.service.seat_state(interaction.channel_id or 0,
+                                                               interaction.user.id)
+        except EngineError:
+            return []
+        if seat is None:
+            return []
+        pairs = await asyncio.to_thread(cards_suggestions, state, seat, self.spec.name,
+                                        self.param.name, filled, interaction.locale.value)
+        return suggestions(pairs, str(value))
+
+
 # --- suggestions -------------------------------------------------------------------------------
 
 
@@ -282,6 +305,63 @@ def square_suggestions(state: engine.GameState, seat: int, command: str, param: 
     return out
 
 
+_LETTER = {engine.Family.MILITARY: "m", engine.Family.RELIGIOUS: "r", engine.Family.CIVIL: "c"}
+
+
+def _same(filled: Mapping[str, str], name: str, value: str) -> bool:
+    """True when option ``name`` is empty or says ``value`` (case and spaces aside)."""
+    given = filled.get(name, "").strip().lower()
+    return not given or given == value.lower()
+
+
+def _hand_subsets(hand: Sequence[engine.Family]) -> list[tuple[engine.Family, ...]]:
+    """Every distinct set of cards from ``hand``, smallest first."""
+    out: list[tuple[engine.Family, ...]] = [()]
+    for fam in _LETTER:
+        out = [prev + (fam,) * k for prev in out for k in range(hand.count(fam) + 1)]
+    return sorted((o for o in out if o), key=len)
+
+
+def cards_suggestions(state: engine.GameState, seat: int, command: str, param: str,
+                      filled: Mapping[str, str], locale: str | None = None
+                      ) -> list[tuple[str, str]]:
+    """(letters, label) pairs for a cards option: the surcharges of the legal builds and
+    upgrades matching the options filled so far (R18), the exchanges (R9) and Hold'em swaps
+    (R10) the engine allows, or the cards of the hand one may discard at the end (R12)."""
+    sets: list[tuple[engine.Family, ...]] = []
+    if command == "end":
+        sets = _hand_subsets(state.players[seat].hand) if seat == state.turn else []
+    else:
+        for act in engine.legal_actions(state, seat):
+            match act:
+                case engine.Construct() if command == "build" and (
+                        _same(filled, "age", act.age.label) and
+                        _same(filled, "building", act.building.value) and
+                        _same(filled, "square", act.square)):
+                    sets.append(act.surcharge or ())
+                case engine.Upgrade() if command == "upgrade" and (
+                        _same(filled, "age", act.age.label) and
+                        _same(filled, "square", act.square) and
+                        _same(filled, "to", act.to.value) and
+                        _same(filled, "at", act.at or "")):
+                    sets.append(act.surcharge or ())
+                case engine.Exchange() if command == "exchange":
+                    sets.append(act.discard)
+                case engine.HoldemSwap() if command == "holdem":
+                    take = "".join(_LETTER[f] for f in act.take)
+                    if param == "take":
+                        sets.append(act.take)
+                    elif _same(filled, "take", take):
+                        sets.append(act.give)
+    out: list[tuple[str, str]] = []
+    for cards in dict.fromkeys(s for s in sets if s):
+        letters = "".join(_LETTER[f] for f in cards)
+        names = ", ".join(i18n.text(f"families.{f.value}", locale) for f in cards)
+        pair = (letters, i18n.text("suggest.cards_label", locale, letters=letters, cards=names))
+        out.append(pair)
+    return out
+
+
 def suggestions(
     choices: Sequence[tuple[str, str]], current: str
 ) -> list[app_commands.Choice[str]]:
@@ -298,6 +378,8 @@ def suggestions(
 def transformer(bot: KhronosBot, spec: CommandSpec, param: Param) -> ParamTransformer:
     if param.kind == "square":
         return SquareTransformer(bot, spec, param)
+    if param.kind == "cards":
+        return CardsTransformer(bot, spec, param)
     return ParamTransformer(spec, param)
 
 

@@ -91,7 +91,7 @@ async def test_the_synced_commands_are_the_command_table(fake_discord: FakeDisco
                     assert opt["description"] == p.description
                     assert bool(opt.get("required")) is p.required
                     assert [c["value"] for c in opt.get("choices") or []] == list(p.choices)
-                    assert bool(opt.get("autocomplete")) is (p.kind == "square")
+                    assert bool(opt.get("autocomplete")) is (p.kind in ("square", "cards"))
                     if p.kind in ("int", "number", "hours"):
                         assert (opt.get("min_value"), opt.get("max_value")) == (
                             p.minimum, p.maximum)
@@ -315,5 +315,58 @@ async def test_suggestions_are_empty_without_a_started_game(fake_discord: FakeDi
             info, state = await bot.service.snapshot(ch.id)
             waiting = bob if info.user_of(state.turn) == alice.id else alice
             assert await autocomplete(fake, waiting, ch, "build", "square", {}) == []
+    finally:
+        await storage.close()
+
+
+def letters(cards: tuple[Family, ...]) -> str:
+    return "".join({Family.MILITARY: "m", Family.RELIGIOUS: "r", Family.CIVIL: "c"}[f]
+                   for f in cards)
+
+
+async def test_cards_are_suggested_from_the_legal_moves(fake_discord: FakeDiscord,
+                                                       tmp_path: Path) -> None:
+    """R18: after the square, /build's pay suggests the surcharges the engine accepts there,
+    and the first one is accepted; R9: /exchange suggests the cards one may discard."""
+    fake = fake_discord
+    guild = fake.add_guild()
+    ch = fake.add_channel(guild, "khronos")
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    seed = first_player_has({Family.MILITARY: 2})
+    bot, storage = await make_bot(fake, tmp_path, guild, seed)
+    try:
+        async with fake.running(bot):
+            await run(fake, alice, ch, "create", players=2)
+            await run(fake, bob, ch, "join")
+            info, state = await bot.service.snapshot(ch.id)
+            player = alice if info.user_of(state.turn) == alice.id else bob
+            seat = state.turn
+            legal = engine.legal_actions(state, seat)
+
+            exchange = await autocomplete(fake, player, ch, "exchange", "cards", {})
+            want = list(dict.fromkeys(letters(a.discard) for a in legal
+                                      if isinstance(a, engine.Exchange)))
+            assert [c["value"] for c in exchange] == want[:25] and want
+
+            costly = next(o for o in engine.construct_options(
+                state, seat, Age.MIGHT, BuildingType.KEEP) if o.extra > 0)
+            filled = {"age": "might", "building": "keep", "square": costly.square}
+            got = await autocomplete(fake, player, ch, "build", "pay", filled)
+            want = list(dict.fromkeys(
+                letters(a.surcharge) for a in legal
+                if isinstance(a, engine.Construct) and a.age is Age.MIGHT
+                and a.building is BuildingType.KEEP and a.square == costly.square
+                and a.surcharge))
+            assert want and [c["value"] for c in got] == want
+            assert all(len(c["value"]) == costly.extra for c in got)
+            ia = await fake.slash(player, ch, "build", options={**filled, "pay": want[0]})
+            await ia.wait_message(timeout=10)
+            msg = ia.messages[0]
+            confirm = [c for c in msg.custom_ids() if c.startswith("kh:ok:")]
+            if confirm:
+                click = await fake.click(player, msg, confirm[0])
+                await click.wait_message(timeout=10)
+            _, after = await bot.service.snapshot(ch.id)
+            assert after.step == state.step + 1, msg.content
     finally:
         await storage.close()
