@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -176,12 +176,18 @@ class ParamTransformer(app_commands.Transformer):
             raise OptionRefused(value, self, f"/{self.spec.name}: {exc}.") from None
 
 
-class SquareTransformer(ParamTransformer):
-    """A square option: suggests the legal squares for the options filled so far."""
+Suggest = Callable[[engine.GameState, int, str, str, Mapping[str, str], str | None],
+                   list[tuple[str, str]]]
 
-    def __init__(self, bot: KhronosBot, spec: CommandSpec, param: Param) -> None:
+
+class SuggestingTransformer(ParamTransformer):
+    """An option with autocomplete: ``suggest`` gives (value, label) pairs for the player's
+    seat and the options filled so far (``square_suggestions``, ``cards_suggestions``)."""
+
+    def __init__(self, bot: KhronosBot, spec: CommandSpec, param: Param,
+                 suggest: Suggest) -> None:
         super().__init__(spec, param)
-        self.bot = bot
+        self.bot, self.suggest = bot, suggest
 
     async def autocomplete(  # type: ignore[override]
         self, interaction: discord.Interaction[Any], value: str
@@ -195,30 +201,7 @@ class SquareTransformer(ParamTransformer):
         if seat is None:
             return []
         # up to ~0.1 s with nothing filled yet (benchmarks/bench_autocomplete.py): off the loop
-        pairs = await asyncio.to_thread(square_suggestions, state, seat, self.spec.name,
-                                        self.param.name, filled, interaction.locale.value)
-        return suggestions(pairs, str(value))
-
-
-class CardsTransformer(ParamTransformer):
-    """A cards option: suggests the legal sets of cards for the options filled so far."""
-
-    def __init__(self, bot: KhronosBot, spec: CommandSpec, param: Param) -> None:
-        super().__init__(spec, param)
-        self.bot = bot
-
-    async def autocomplete(  # type: ignore[override]
-        self, interaction: discord.Interaction[Any], value: str
-    ) -> list[app_commands.Choice[str]]:
-        filled = {k: str(v) for k, v in interaction.namespace if v is not None}
-        try:
-            _, state, seat = await self.bot.service.seat_state(interaction.channel_id or 0,
-                                                               interaction.user.id)
-        except EngineError:
-            return []
-        if seat is None:
-            return []
-        pairs = await asyncio.to_thread(cards_suggestions, state, seat, self.spec.name,
+        pairs = await asyncio.to_thread(self.suggest, state, seat, self.spec.name,
                                         self.param.name, filled, interaction.locale.value)
         return suggestions(pairs, str(value))
 
@@ -377,9 +360,9 @@ def suggestions(
 
 def transformer(bot: KhronosBot, spec: CommandSpec, param: Param) -> ParamTransformer:
     if param.kind == "square":
-        return SquareTransformer(bot, spec, param)
+        return SuggestingTransformer(bot, spec, param, square_suggestions)
     if param.kind == "cards":
-        return CardsTransformer(bot, spec, param)
+        return SuggestingTransformer(bot, spec, param, cards_suggestions)
     return ParamTransformer(spec, param)
 
 
