@@ -370,3 +370,42 @@ async def test_cards_are_suggested_from_the_legal_moves(fake_discord: FakeDiscor
             assert after.step == state.step + 1, msg.content
     finally:
         await storage.close()
+
+
+async def test_demolish_asks_the_age_then_suggests_the_tiles_to_remove(
+        fake_discord: FakeDiscord, tmp_path: Path) -> None:
+    """R22 (issue 13, 1): /demolish asks the age first; its squares are the size-1 tiles the
+    engine lets the player remove, of both ages while the age is empty."""
+    fake = fake_discord
+    guild = fake.add_guild()
+    ch = fake.add_channel(guild, "khronos")
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    bot, storage = await make_bot(fake, tmp_path, guild, first_player_has({Family.CIVIL: 2}))
+    try:
+        async with fake.running(bot):
+            await run(fake, alice, ch, "create", players=2)
+            await run(fake, bob, ch, "join")
+            info, state = await bot.service.snapshot(ch.id)
+            player = alice if info.user_of(state.turn) == alice.id else bob
+            seat = state.turn
+            hamlet = next(o.square for o in engine.construct_options(
+                state, seat, Age.MIGHT, BuildingType.HAMLET) if o.extra == 0)
+            await run(fake, player, ch, "build", age="might", building="hamlet", square=hamlet)
+            _, state = await bot.service.snapshot(ch.id)
+
+            options = synced(fake, guild)["demolish"]["options"]
+            assert [o["name"] for o in options] == ["age", "square"]
+            early = await autocomplete(fake, player, ch, "demolish", "square", {})
+            assert any(c["value"] == hamlet and "Might" in c["name"] for c in early)
+            got = await autocomplete(fake, player, ch, "demolish", "square", {"age": "might"})
+            want = [a.square for a in engine.legal_actions(state, seat)
+                    if isinstance(a, engine.Demolish) and a.age is Age.MIGHT]
+            assert [c["value"] for c in got] == list(dict.fromkeys(want))[:25]
+            assert hamlet in want
+            await run(fake, player, ch, "demolish", age="might", square=hamlet)
+            _, after = await bot.service.snapshot(ch.id)
+            assert after.step == state.step + 1
+            assert not any(engine.square_name(t.at) == hamlet
+                           for t in after.board(Age.MIGHT).tiles)
+    finally:
+        await storage.close()
