@@ -194,6 +194,8 @@ async def test_build_options_in_discords_order_suggest_what_is_filled_so_far(
             # in Discord's declared order
             options = synced(fake, guild)["build"]["options"]
             assert [o["name"] for o in options] == ["age", "building", "square", "pay"]
+            # R40: nothing is built on Reason, so it is not offered
+            assert [c["value"] for c in options[0]["choices"]] == ["might", "faith"]
             filled: dict[str, Any] = {}
             for opt in options:
                 if opt["name"] == "age":
