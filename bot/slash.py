@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -375,8 +376,10 @@ def slash_command(bot: KhronosBot, spec: CommandSpec,
         if spec.name == "create" and "reminder" not in args:
             args["reminder"] = bot.settings.reminder_hours  # KHRONOS_REMINDER_HOURS
         line = format_line(spec.name, args) if spec.name in PREVIEWED else None
+        locale = interaction.locale.value
         await bot.run_interaction(
-            interaction, lambda ctx: execute(bot.service, ctx, spec.name, args),
+            interaction,
+            lambda ctx: execute(bot.service, replace(ctx, locale=locale), spec.name, args),
             preview_line=line)
 
     params = [inspect.Parameter("interaction", inspect.Parameter.POSITIONAL_ONLY)]

@@ -47,6 +47,7 @@ from engine import (
     Upgrade,
 )
 
+from . import i18n
 from .service import GameService, GameSettings, NotSeated, Outcome, Reply
 
 ParamKind = Literal["building", "square", "age", "cards", "int", "flag", "number", "topic", "hours",
@@ -251,6 +252,7 @@ class Context:
     user_name: str
     guild_id: int | None = None
     is_admin: bool = False
+    locale: str | None = None  # the user's Discord locale ("fr", "de", "en-US"...), if known
 
 
 # --- converting one value -----------------------------------------------------------------------
@@ -500,23 +502,32 @@ def rules_text() -> str:
     return RULES_SUMMARY
 
 
-def help_text() -> str:
-    groups = {"lobby": "Lobby", "turn": "Your turn", "info": "Information",
-              "self": "Reminders and absence",
-              "admin": "The game, for its creator or a server admin (/pause also works for "
-                       "/game pause)"}
-    lines = [
-        "Khronos: build across three ages (Might, Faith, Reason); what you build ripples "
-        "forward in time. Richest player after 7 rounds wins. /help rules: the rules in short.",
-    ]
-    for group, title in groups.items():
-        lines.append(f"{title}:")
+HELP_GROUPS = ("lobby", "turn", "info", "self", "admin")
+
+
+def help_text(locale: str | None = None) -> str:
+    """The command reference, in the language of ``locale`` (a Discord locale; English by
+    default). English shows the typed examples; French and German show the command names a
+    Discord client in that language shows (``/construire``), with their descriptions."""
+    english = i18n.language(locale) == i18n.DEFAULT
+
+    def local_name(key: str, name: str) -> str:
+        return name if english else i18n.lookup(key, locale) or name
+
+    lines = [i18n.text("help.intro", locale)]
+    for group in HELP_GROUPS:
+        lines.append(i18n.text(f"help.groups.{group}", locale))
         for spec in COMMANDS.values():
-            if spec.group == group:
-                lines.append(f"  {spec.usage or '/' + spec.name:34} {spec.description}")
-    lines.append("Discord shows the commands in French or German when your Discord app uses "
-                 "that language.")
-    lines.append("Cards are letters: m military, r religious, c civil. Squares: A-T and 1-16.")
+            if spec.group != group:
+                continue
+            words = [local_name(f"commands.{spec.name}.name", spec.name)]
+            if spec.parent:
+                words.insert(0, local_name(f"groups.{spec.parent}.name", spec.parent))
+            left = spec.usage if english and spec.usage else "/" + " ".join(words)
+            description = local_name(f"commands.{spec.name}.description", spec.description)
+            lines.append(f"  {left:34} {description}")
+    lines.append(i18n.text("help.languages", locale))
+    lines.append(i18n.text("help.cards", locale))
     return "\n".join(lines)
 
 
@@ -566,7 +577,7 @@ async def execute(service: GameService, ctx: Context, name: str, args: dict[str,
         case "history":
             return await service.history(ch, args.get("count", 15))
         case "help":
-            text = rules_text() if args.get("topic") == "rules" else help_text()
+            text = rules_text() if args.get("topic") == "rules" else help_text(ctx.locale)
             return Outcome(game=None, reply=Reply(text))
         case "mygames":
             return await service.my_games(user)

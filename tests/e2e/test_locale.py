@@ -140,3 +140,31 @@ async def test_autocomplete_speaks_the_players_language(fake_discord: FakeDiscor
             assert all(re.fullmatch(r"[A-T]\d{1,2}", c["value"]) for c in got)
     finally:
         await storage.close()
+
+
+async def test_help_follows_the_players_discord_language(fake_discord: FakeDiscord,
+                                                         tmp_path: Path) -> None:
+    """/help lists the commands as a French or German Discord shows them; English stays the
+    default for every other locale."""
+    from bot.textcommands import help_text
+
+    fake = fake_discord
+    guild = fake.add_guild()
+    ch = fake.add_channel(guild, "khronos")
+    users = {lang: fake.add_user(f"u{lang}", locale=lang) for lang in ("fr", "de", "es-ES")}
+    bot, storage = await make_bot(fake, tmp_path, guild)
+    try:
+        async with fake.running(bot):
+            replies = {}
+            for lang, user in users.items():
+                ia = await fake.slash(user, ch, "help")
+                last = help_text(lang).rsplit("\n", 1)[1]
+                await ia.wait_message(lambda m, last=last: last in m.content, timeout=10)
+                replies[lang] = "\n".join(m.content for m in ia.messages)
+    finally:
+        await storage.close()
+    assert replies["fr"] == help_text("fr") and "/construire" in replies["fr"]
+    assert "/partie pause" in replies["fr"] and "Votre tour :" in replies["fr"]
+    assert replies["de"] == help_text("de") and "/bauen" in replies["de"]
+    assert "/spiel pause" in replies["de"]
+    assert replies["es-ES"] == help_text() and "/build keep C4 might" in replies["es-ES"]
