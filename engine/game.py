@@ -28,7 +28,6 @@ from .constants import (
     ADVENTURERS,
     BONUS,
     BUILDINGS,
-    CARDS_PER_ADVENTURER,
     DECK,
     DEMOLISH_ECUS,
     EXCHANGE_COST,
@@ -60,6 +59,7 @@ from .rules import (
     FAMILY_ORDER,
     Ctx,
     Placement,
+    adventurer_left,
     allowance,
     article,
     cards_text,
@@ -295,7 +295,7 @@ def _validate(state: GameState, seat: int, action: Action) -> _Plan:
                         f"{action.to.label}.",
                         "R13",
                     )
-                adv = max(movable, key=lambda i: (CARDS_PER_ADVENTURER - player.used[i], -i))
+                adv = max(movable, key=lambda i: (adventurer_left(player, i), -i))
             else:
                 adv = action.adventurer
                 if player.adventurers[adv] is action.to:
@@ -406,6 +406,11 @@ def _validate(state: GameState, seat: int, action: Action) -> _Plan:
                 1 if building.tile.marker is not None else 0
             )
             count = action.cards if action.cards is not None else owed
+            if action.cards is None:
+                # R42: unsaid, pay what can be paid now (the rest may follow on a later turn).
+                can = min(owed, player.hand.count(building.family), allowance(player, Age.REASON))
+                if 0 < can < owed and player.cubes > 0:
+                    count = can
             if count > owed:
                 raise IllegalAction(
                     f"R42 Renovate: {tile_name(building)} needs only {owed} more card"
@@ -484,22 +489,18 @@ def _payment(
 
 
 def _pay(state: GameState, seat: int, age: Age, cards: Sequence[Family]) -> None:
-    """Cards leave the hand for the discard pile; adventurers on ``age`` use allowance, the
-    most-used one first so that the other keeps its freedom to travel and play (R14)."""
+    """Cards leave the hand for the discard pile and count against the adventurers on ``age``
+    (R14): tied to the one adventurer there, or shared when both stand there (``allowance``)."""
     player = state.players[seat]
     for card in cards:
         player.hand.remove(card)
     state.discard.extend(cards)
-    need = len(cards)
-    order = sorted(
-        (i for i in range(ADVENTURERS) if player.adventurers[i] is age),
-        key=lambda i: (-player.used[i], i),
-    )
-    for i in order:
-        take = min(need, CARDS_PER_ADVENTURER - player.used[i])
-        player.used[i] += take
-        need -= take
-    assert need == 0
+    here = [i for i in range(ADVENTURERS) if player.adventurers[i] is age]
+    assert here and len(cards) <= allowance(player, age)
+    if len(here) == ADVENTURERS:
+        player.shared += len(cards)
+    else:
+        player.used[here[0]] += len(cards)
 
 
 def _draw(state: GameState, n: int) -> list[Family]:
@@ -575,9 +576,11 @@ def _execute(state: GameState, plan: _Plan, events: list[Event]) -> None:
             events.append(
                 Event(
                     kind="travel",
-                    text=f"{p} travels from {frm.label} to {action.to.label} " f"(1 Ecu).",
+                    text=f"{p} travels from {frm.label} to {action.to.label} with adventurer "
+                    f"{plan.adventurer + 1} (1 Ecu).",
                     seat=seat,
                     age=action.to,
+                    adventurer=plan.adventurer,
                 )
             )
         case Construct():
@@ -761,6 +764,7 @@ def _end_turn(state: GameState, seat: int, action: EndTurn, events: list[Event])
     state.turn_state = TurnState()
     nplayer = state.players[nxt]
     nplayer.used = [0] * ADVENTURERS
+    nplayer.shared = 0
 
 
 def _finish(state: GameState, events: list[Event]) -> None:

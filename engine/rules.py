@@ -57,12 +57,33 @@ class Ctx:
 
 
 def allowance(player: Player, age: Age) -> int:
-    """Cards the player may still play on ``age`` this turn (R14)."""
-    return sum(
-        CARDS_PER_ADVENTURER - used
-        for where, used in zip(player.adventurers, player.used, strict=True)
-        if where is age
-    )
+    """Cards the player may still play on ``age`` this turn (R14).
+
+    R14 is a matching: every card played this turn must be assignable to an adventurer that
+    stood on its board when it was played, at most 2 per adventurer. With two adventurers the
+    cards fall in three bins: those only adventurer 0 could pay (``used[0]``), only adventurer 1
+    (``used[1]``), or either (``shared``). By Hall's theorem an assignment exists exactly when
+    ``used[0] <= 2``, ``used[1] <= 2`` and the total is at most 4, so ``k`` more cards fit on a
+    board where only adventurer ``i`` stands when ``used[i] + k <= 2`` and the total stays within
+    4, and on a board where both stand when the total stays within 4."""
+    here = [i for i, where in enumerate(player.adventurers) if where is age]
+    if not here:
+        return 0
+    total_left = CARDS_PER_ADVENTURER * len(player.adventurers) - played(player)
+    if len(here) == len(player.adventurers):
+        return total_left
+    return min(CARDS_PER_ADVENTURER - player.used[here[0]], total_left)
+
+
+def adventurer_left(player: Player, i: int) -> int:
+    """Cards adventurer ``i`` could still pay alone this turn (R14), wherever it goes."""
+    total_left = CARDS_PER_ADVENTURER * len(player.adventurers) - played(player)
+    return min(CARDS_PER_ADVENTURER - player.used[i], total_left)
+
+
+def played(player: Player) -> int:
+    """Cards played this turn on boards (R14)."""
+    return sum(player.used) + player.shared
 
 
 def has_cards(hand: Sequence[Family], cards: Iterable[Family]) -> bool:
@@ -134,9 +155,9 @@ def payment_problem(
     if not has_cards(player.hand, cards):
         need = Counter(cards)
         have = Counter(player.hand)
-        short = ", ".join(f"{n} {f.value}" for f, n in need.items() if have[f] < n)
+        short = ", ".join(f"{n - have[f]} {f.value}" for f, n in need.items() if have[f] < n)
         return IllegalAction(
-            f"R15 Cards: {what} needs {_cards_text(cards)}, and your hand lacks {short} of them.",
+            f"R15 Cards: {what} needs {_cards_text(cards)}, and your hand lacks {short}.",
             "R15",
         )
     room = allowance(player, age)
