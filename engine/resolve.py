@@ -221,7 +221,7 @@ def _ripple_step(
             events.append(
                 Event(
                     kind="not_rippled",
-                    text=f"{what} at {where} does not ripple to Faith (R27): " f"{problem.message}",
+                    text=f"{what} at {where} does not ripple to Faith (R27): {problem.message}",
                     age=dst,
                     squares=list(fp.cells),
                 )
@@ -423,9 +423,7 @@ def _destroy_copies(
                 )
             )
             return last
-        remove_tile(
-            state, nxt, copy, events, "is destroyed with its original (R34)", cascade=False
-        )
+        remove_tile(state, nxt, copy, events, "is destroyed with its original (R34)", cascade=False)
         last = nxt
         age, src_id = nxt, copy.id
     return last
