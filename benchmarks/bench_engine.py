@@ -17,8 +17,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine import Age, BuildingType, Options, apply, current_seat, new_game
+from engine.moves.construct import legal_construct_squares
 from engine.random_player import play_random_game, random_action
-from engine.rules import Ctx, legal_construct_squares
+from engine.rules import Ctx
 
 
 def main() -> None:

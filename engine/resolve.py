@@ -27,7 +27,7 @@ from .state import (
     Tile,
 )
 
-Outcome = tuple[bool, list[Task]] | Decision  # (task done?, tasks to run first) or a question
+TaskResult = tuple[bool, list[Task]] | Decision  # (task done?, tasks to run first) or a question
 CONTINUE_WITH = False
 DONE = True
 
@@ -345,7 +345,7 @@ def _default_position(
 
 def run_downsize(
     state: GameState, task: DownsizeTask, choice: int | None, events: list[Event]
-) -> Outcome:
+) -> TaskResult:
     board = state.boards[task.age]
     tile = board.tile(task.tile_id)
     if tile is None:
@@ -444,7 +444,7 @@ def _recheck(state: GameState, age: Age) -> None:
 
 def _pick_and_downsize(
     state: GameState, age: Age, tops: list[Building], choice: int | None, why: str
-) -> Outcome:
+) -> TaskResult:
     """R32/R36: the provoker's own tied buildings go first; if he owns none, he chooses."""
     prov = state.provoker
     mine = [b for b in tops if b.owner == prov]
@@ -467,7 +467,7 @@ def _pick_and_downsize(
 
 def run_junction(
     state: GameState, task: JunctionTask, choice: int | None, events: list[Event]
-) -> Outcome:
+) -> TaskResult:
     idx = BoardIndex(state.boards[task.age])
     if task.joiner not in idx.buildings:
         return DONE, []
@@ -521,7 +521,7 @@ def run_junction(
 
 def run_sweep(
     state: GameState, task: SweepTask, choice: int | None, events: list[Event]
-) -> Outcome:
+) -> TaskResult:
     idx = BoardIndex(state.boards[task.age])
     for dom in idx.domains:
         for fam in HIERARCHY_ORDER[task.age]:

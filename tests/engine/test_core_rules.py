@@ -325,7 +325,7 @@ def test_r18_river_only_towns_and_cities() -> None:
     ("players", "forest", "mountain"), [(2, 1, 2), (3, 1, 2), (4, 0, 1), (5, 0, 0)]
 )
 def test_r18_forest_and_mountain_surcharges(players: int, forest: int, mountain: int) -> None:
-    from engine.game import construct_options
+    from engine import construct_options
 
     s = position(players, hands={0: "mmmm"})
     opts = {o.square: o for o in construct_options(s, 0, M, BuildingType.WATCHTOWER)}

@@ -40,9 +40,11 @@ from engine import (
     check,
     construct_options,
     current_seat,
+    demolish_options,
     legal_actions,
     new_game,
     parse_square,
+    reason_options,
     square_name,
     upgrade_options,
 )
@@ -200,7 +202,8 @@ def test_check_accepts_exactly_the_legal_actions_on_random_positions() -> None:
 
 
 def test_autocomplete_queries_return_exactly_the_legal_actions_of_their_kind() -> None:
-    """Style 4 guard: construct and upgrade suggestions are the legal actions (R14-R22)."""
+    """Style 4 guard: the suggestions for construct, upgrade, demolish, populate and renovate
+    are the legal actions of their kind (R14-R22, R41, R42)."""
     for state, legal in _positions(POSITIONS // 4):
         seat = current_seat(state)
         assert seat is not None
@@ -218,6 +221,11 @@ def test_autocomplete_queries_return_exactly_the_legal_actions_of_their_kind() -
                 (a.square, a.to, a.at) for a in legal if isinstance(a, Upgrade) and a.age is age
             }
             assert upgrades == wanted_up, (state.step, age)
+            demolitions = {a.square for a in legal if isinstance(a, Demolish) and a.age is age}
+            assert set(demolish_options(state, seat, age)) == demolitions, (state.step, age)
+        for kind, cls in (("populate", Populate), ("renovate", Renovate)):
+            wanted_sq = {a.square for a in legal if isinstance(a, cls)}
+            assert set(reason_options(state, seat, kind)) == wanted_sq, (state.step, kind)
 
 
 def _non_default_fields(model: BaseModel, path: str) -> Iterator[str]:
