@@ -111,19 +111,22 @@ def _release_population(state: GameState, age: Age, tile: Tile, events: list[Eve
     if not hamlets:
         return
     leaders = _leaders(counts)
+    tie_broken = False
     if len(leaders) > 1 and state.provoker in leaders:
         del counts[state.provoker]  # R30: on a tie the provoker's cubes come off first
         leaders = _leaders(counts)
+        tie_broken = True
     board = state.boards[age]
     if len(leaders) == 1:
         keeper = leaders[0]
         board.hamlet_cubes[hamlets[0]] = keeper
         state.players[keeper].cubes -= 1
+        why = "once the provoker's are off" if tie_broken else "on the lost building"
         events.append(
             Event(
                 kind="hamlet_cube",
                 text=f"{who(keeper)} keeps one cube on the printed Hamlet at "
-                f"{square_name(hamlets[0])} (most cubes on the lost building).",
+                f"{square_name(hamlets[0])} (most cubes {why}, R30).",
                 age=age,
                 squares=[hamlets[0]],
                 seat=keeper,
@@ -530,13 +533,10 @@ def run_sweep(
                 continue
             tops = idx.top_buildings(dom.members, fam)
             names = " and ".join(f"the {b.type.label} at {square_name(b.at)}" for b in tops)
-            return _pick_and_downsize(
-                state,
-                task.age,
-                tops,
-                choice,
-                f"Divided domain on {task.age.label}: {names} now break Hierarchy (R36).",
-            )
+            why = f"Divided domain on {task.age.label}: {names} now break Hierarchy (R36)."
+            if choice is None:  # (a choice re-runs the same sweep: said once)
+                events.append(Event(kind="division", text=why, age=task.age))
+            return _pick_and_downsize(state, task.age, tops, choice, why)
     return DONE, []
 
 
