@@ -180,3 +180,30 @@ def test_r42_renovation_default_pays_all_it_can_and_refuses_with_nothing() -> No
     s = position(2, reason="Castle F4 ruin", hands={0: "rrcc"}, adventurers={0: [R, R]})
     err = refused(s, 0, Renovate(square="F4"), "R15")
     assert "lacks 2 military" in err.message
+
+
+def test_r34_on_reason_the_keep_ruin_lands_where_the_faith_keep_stands_and_erases() -> None:
+    """R34 with R29-R30, same on Reason: White's Faith Castle is downsized in a junction on
+    Faith; its Reason ruin stood elsewhere (N13), so it is destroyed and the Keep ruin is copied
+    to M13, erasing the populated Town there, whose cubes go home."""
+    red, white, green = 0, 1, 2
+    s = position(
+        3,
+        faith=f"Castle I13 {red}; Watchtower I16 {red}; Castle M13 {white}",
+        reason="Castle N13 ruin; Town L13 cubes=0,1",
+        hands={green: "ccmr"},
+        adventurers={green: [F, F]},
+        turn=green,
+    )
+    tile_at(s, R, "N13").origin = tile_at(s, F, "M13").id  # type: ignore[union-attr]
+    cubes = [s.players[red].cubes, s.players[white].cubes]
+    s, _ = play(s, green, Construct(age=F, building=HAMLET, square="L14"))
+    assert s.pending is not None and s.pending.seat == white
+    s, events = choose_label(s, "M13")
+    keep_f, keep_r = tile_at(s, F, "M13"), tile_at(s, R, "M13")
+    assert keep_f is not None and keep_f.type is K
+    assert keep_r is not None and keep_r.type is K and keep_r.ruin
+    assert keep_r.origin == keep_f.id
+    assert tile_at(s, R, "P15") is None and tile_at(s, R, "L13") is None
+    assert [s.players[red].cubes, s.players[white].cubes] == [cubes[0] + 1, cubes[1] + 1]
+    assert "paradox, R29" in texts(events)
