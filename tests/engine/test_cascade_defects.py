@@ -15,6 +15,7 @@ from engine import (
     public_view,
 )
 from engine.builder import position, tile_at
+from engine.random_player import cascade_counts
 
 from .helpers import F, M, R, kind_at, play, refused, texts
 from .test_time_rules import choose_label
@@ -207,3 +208,32 @@ def test_r34_on_reason_the_keep_ruin_lands_where_the_faith_keep_stands_and_erase
     assert tile_at(s, R, "P15") is None and tile_at(s, R, "L13") is None
     assert [s.players[red].cubes, s.players[white].cubes] == [cubes[0] + 1, cubes[1] + 1]
     assert "paradox, R29" in texts(events)
+
+
+def test_r33_r36_r37_the_cascade_tally_names_what_happened() -> None:
+    """The property test's tally (random_player.cascade_counts) sorts events rightly: in the
+    R36 scenario above, the Keep downsized on Might (R33) is a choice by the mover (R37), and
+    the Faith division (R36) follows; in the R32 junction, a Castle is downsized by power and
+    its owner, another player, chooses where the Keep sits."""
+    s = position(
+        2,
+        might="Keep F4 0; Keep F6 1; Hamlet H6; Castle I5 1",
+        faith="Keep D4 1; Keep D6 1; Keep F4 0 copy; Castle H3 1",
+        hands={0: "ccmr"},
+    )
+    s, events = play(s, 0, Demolish(age=M, square="H6"))
+    first = cascade_counts(events, mover=0)
+    assert first["division (R36)"] == 1 and first["choice by the mover (R37)"] == 1
+    s, events = choose_label(s, "F4")
+    then = cascade_counts(events, mover=0)
+    assert then["downsized Keep (R33)"] == 1 and then["division (R36)"] == 1
+    assert then["choice by the mover (R37)"] == 1
+    s, red, white, green = _castle_junction()
+    s, events = play(s, green, Construct(age=M, building=HAMLET, square="L14"))
+    tally = cascade_counts(events, mover=green)
+    assert tally["junction (R31)"] == 1 and tally["junction decided by power (R32)"] == 1
+    assert tally["choice by another player (R37)"] == 1
+    s, events = choose_label(s, "M13")
+    tally = cascade_counts(events, mover=green)
+    assert tally["downsized Castle (R33)"] == 1 and tally["paradox (R29)"] >= 1
+    assert tally["ripple"] == 2  # the Keep to Faith and its ruin to Reason
