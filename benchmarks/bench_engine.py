@@ -3,22 +3,34 @@
 - median ``apply`` of a typical action (all actions of random games, and constructs/upgrades
   alone, which include ripple and cascade resolution);
 - full legal construct placements for one building type on one board (mid-game);
-- complete random 4-player games.
+- complete random 4-player games;
+- the cascades (R23-R37) per 1,000 games of each random player, estimated from
+  ``KHRONOS_BENCH_GAMES`` games of each (default 50; 2-5 players, Hold'em in a third).
 """
 
 from __future__ import annotations
 
+import os
 import random
 import statistics
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine import Age, BuildingType, Options, apply, current_seat, new_game
-from engine.random_player import play_random_game, random_action
-from engine.rules import Ctx, legal_construct_squares
+from engine.moves.construct import legal_construct_squares
+from engine.random_player import (
+    CASCADE_KINDS,
+    Chooser,
+    cascade_counts,
+    play_random_game,
+    random_action,
+    seeking_action,
+)
+from engine.rules import Ctx
 
 
 def main() -> None:
@@ -55,6 +67,33 @@ def main() -> None:
     print(f"legal Keep placements on Might (mid-game): median {med:.2f} ms")
     print(f"random 4-player game (uniform random legal player): median "
           f"{statistics.median(games):.2f} s, max {max(games):.2f} s")
+    cascades()
+
+
+def _tally(player: Chooser, games: int) -> tuple[Counter[str], float]:
+    counts: Counter[str] = Counter()
+    t0 = time.perf_counter()
+    for seed in range(games):
+        chooser = random.Random(seed)
+        state = new_game(Options(players=2 + seed % 4, holdem=seed % 3 == 0), seed)
+        while not state.over:
+            seat, action = player(state, chooser)
+            mover = state.turn
+            state, events = apply(state, seat, action)
+            counts.update(cascade_counts(events, mover))
+    return counts, (time.perf_counter() - t0) / games
+
+
+def cascades() -> None:
+    games = int(os.environ.get("KHRONOS_BENCH_GAMES", "50"))
+    uniform, t_uniform = _tally(random_action, games)
+    seeking, t_seeking = _tally(seeking_action, games)
+    scale = 1000 / games
+    print(f"cascades per 1,000 games (from {games} games of each player; "
+          f"{t_uniform:.2f} s and {t_seeking:.2f} s per game):")
+    print(f"  {'':<45} {'uniform':>8} {'seeking':>8}")
+    for kind in CASCADE_KINDS:
+        print(f"  {kind:<45} {uniform[kind] * scale:>8.0f} {seeking[kind] * scale:>8.0f}")
 
 
 if __name__ == "__main__":

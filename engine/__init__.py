@@ -1,7 +1,9 @@
 """Khronos rules engine: pure, synchronous, no I/O (style 1).
 
 The questions every caller asks: ``new_game``, ``current_seat``, ``legal_actions``, ``check``,
-``apply``, ``preview``, ``is_terminal``, ``scores``; views for what players may see.
+``apply``, ``preview``, ``is_terminal``, ``scores``; the autocomplete queries built from the same
+generators (``construct_options``, ``upgrade_options``, ``demolish_options``,
+``reason_options``); views for what players may see.
 """
 
 from .actions import (
@@ -34,18 +36,23 @@ from .events import Event, format_text
 from .game import (
     apply,
     check,
-    construct_options,
     current_seat,
     default_choice,
-    income,
     is_terminal,
     legal_actions,
     new_game,
     preview,
     scores,
+)
+from .income import income
+from .invariants import invariant_problems
+from .moves import (
+    Option,
+    construct_options,
+    demolish_options,
+    reason_options,
     upgrade_options,
 )
-from .invariants import invariant_problems
 from .state import SCHEMA_VERSION, GameState, Options
 from .views import PlayerView, PublicView, player_view, public_view
 
@@ -72,6 +79,7 @@ __all__ = [
     "IllegalAction",
     "MalformedAction",
     "NotYourTurn",
+    "Option",
     "Options",
     "PlayerView",
     "Populate",
@@ -86,6 +94,7 @@ __all__ = [
     "construct_options",
     "current_seat",
     "default_choice",
+    "demolish_options",
     "dump_action",
     "format_text",
     "income",
@@ -98,6 +107,7 @@ __all__ = [
     "player_view",
     "preview",
     "public_view",
+    "reason_options",
     "scores",
     "square_name",
     "upgrade_options",

@@ -182,7 +182,6 @@ def load_map() -> GameMap:
 MAP = load_map()
 TERRAIN = MAP.terrain
 PRINTED_HAMLETS = MAP.hamlets
-HAMLET_INDEX = {sq: i for i, sq in enumerate(PRINTED_HAMLETS)}
 
 
 @dataclass(frozen=True)
@@ -221,10 +220,6 @@ def _make_footprint(top_left: int, size: int) -> Footprint | None:
 FOOTPRINTS: dict[int, tuple[Footprint | None, ...]] = {
     size: tuple(_make_footprint(i, size) for i in range(COLS * ROWS)) for size in (1, 2, 3)
 }
-
-
-def footprint(top_left: int, size: int) -> Footprint | None:
-    return FOOTPRINTS[size][top_left]
 
 
 @functools.lru_cache(maxsize=4096)

@@ -72,21 +72,12 @@ class BuildingType(StrEnum):
     CITY = "city"
 
     @property
-    def spec(self) -> BuildingSpec:
-        return BUILDINGS[self]
-
-    @property
     def family(self) -> Family:
         return BUILDINGS[self].family
 
     @property
     def size(self) -> int:
         return BUILDINGS[self].size
-
-    @property
-    def worth(self) -> int:
-        """R4: value = card cost = income value."""
-        return BUILDINGS[self].value
 
     @property
     def label(self) -> str:
@@ -117,7 +108,6 @@ BUILDINGS: dict[BuildingType, BuildingSpec] = {
 }
 
 PRINTED_HAMLET_VALUE = 1  # R47: a printed hamlet counts 1
-PRINTED_HAMLET_CAPACITY = 1  # R41
 
 # Types of each family ordered by size (index 0 = size 1).
 LADDER: dict[Family, tuple[BuildingType, BuildingType, BuildingType]] = {
@@ -157,6 +147,3 @@ def capacity(btype: BuildingType) -> int:
     """R41: cubes a civil building holds, all players together (= its value)."""
     return BUILDINGS[btype].value if btype.family is Family.CIVIL else 0
 
-
-def is_hierarchical(btype: BuildingType) -> bool:
-    return btype.family is not Family.CIVIL

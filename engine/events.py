@@ -19,6 +19,7 @@ class Event(BaseModel):
     age: Age | None = None
     squares: list[int] = Field(default_factory=list)
     amount: int | None = None
+    adventurer: int | None = None  # travel: which adventurer moved (0 or 1)
     breakdown: list[str] = Field(default_factory=list)  # income per domain, final scores
 
 

@@ -94,8 +94,8 @@ def invariant_problems(state: GameState) -> list[str]:
             out.append(f"seat {p.seat}: {p.cubes} cubes in supply + {cubes_out[p.seat]} out")
         if p.ecus < 0:
             out.append(f"seat {p.seat} has negative Ecus")
-        if any(u > 2 or u < 0 for u in p.used):
-            out.append(f"seat {p.seat} used more than 2 cards with an adventurer")
+        if any(u > 2 or u < 0 for u in p.used) or p.shared < 0 or sum(p.used) + p.shared > 4:
+            out.append(f"seat {p.seat} played more cards than two adventurers may (R14)")
     cards = (
         sum(len(p.hand) for p in state.players)
         + len(state.draw_pile)

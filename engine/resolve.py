@@ -27,7 +27,7 @@ from .state import (
     Tile,
 )
 
-Outcome = tuple[bool, list[Task]] | Decision  # (task done?, tasks to run first) or a question
+TaskResult = tuple[bool, list[Task]] | Decision  # (task done?, tasks to run first) or a question
 CONTINUE_WITH = False
 DONE = True
 
@@ -111,19 +111,22 @@ def _release_population(state: GameState, age: Age, tile: Tile, events: list[Eve
     if not hamlets:
         return
     leaders = _leaders(counts)
+    tie_broken = False
     if len(leaders) > 1 and state.provoker in leaders:
         del counts[state.provoker]  # R30: on a tie the provoker's cubes come off first
         leaders = _leaders(counts)
+        tie_broken = True
     board = state.boards[age]
     if len(leaders) == 1:
         keeper = leaders[0]
         board.hamlet_cubes[hamlets[0]] = keeper
         state.players[keeper].cubes -= 1
+        why = "once the provoker's are off" if tie_broken else "on the lost building"
         events.append(
             Event(
                 kind="hamlet_cube",
                 text=f"{who(keeper)} keeps one cube on the printed Hamlet at "
-                f"{square_name(hamlets[0])} (most cubes on the lost building).",
+                f"{square_name(hamlets[0])} (most cubes {why}, R30).",
                 age=age,
                 squares=[hamlets[0]],
                 seat=keeper,
@@ -151,9 +154,16 @@ def _leaders(counts: Counter[int]) -> list[int]:
 # --- ripples (R23-R30) -----------------------------------------------------------------------
 
 
-def ripple(state: GameState, age: Age, src: Tile, events: list[Event], tasks: list[Task]) -> None:
-    """Copy ``src`` (just built or upgraded on ``age``) onto the later boards."""
-    while age is not Age.REASON:
+def ripple(
+    state: GameState,
+    age: Age,
+    src: Tile,
+    events: list[Event],
+    tasks: list[Task],
+    until: Age = Age.REASON,
+) -> None:
+    """Copy ``src`` (just built or upgraded on ``age``) onto the later boards up to ``until``."""
+    while age < until:
         spec = BUILDINGS[src.type]
         if spec.size == 1:  # R23
             return
@@ -214,7 +224,7 @@ def _ripple_step(
             events.append(
                 Event(
                     kind="not_rippled",
-                    text=f"{what} at {where} does not ripple to Faith (R27): " f"{problem.message}",
+                    text=f"{what} at {where} does not ripple to Faith (R27): {problem.message}",
                     age=dst,
                     squares=list(fp.cells),
                 )
@@ -338,7 +348,7 @@ def _default_position(
 
 def run_downsize(
     state: GameState, task: DownsizeTask, choice: int | None, events: list[Event]
-) -> Outcome:
+) -> TaskResult:
     board = state.boards[task.age]
     tile = board.tile(task.tile_id)
     if tile is None:
@@ -350,7 +360,8 @@ def run_downsize(
         remove_tile(
             state, task.age, tile, events, "is downsized and destroyed (R33)", cascade=False
         )
-        _forward(state, task.age, tile.id, old_type, owner, None, tile.at, events)
+        _destroy_copies(state, task.age, tile.id, old_type, owner, events)
+        _recheck(state, task.age)
         return DONE, []
     size = BUILDINGS[old_type].size
     positions = inner_positions(tile.at, size, BUILDINGS[new_type].size)
@@ -381,30 +392,31 @@ def run_downsize(
             seat=owner,
         )
     )
-    _forward(state, task.age, tile.id, old_type, owner, new_type, pos, events)
+    last = _destroy_copies(state, task.age, tile.id, old_type, owner, events)
+    if last is not None and BUILDINGS[new_type].size >= 2:
+        # R34: the new Keep/Monastery ripples in its place as a construction does (R24-R30).
+        ripple(state, task.age, tile, events, [], until=last)
+    _recheck(state, task.age)
     return DONE, []
 
 
-def _forward(
+def _destroy_copies(
     state: GameState,
     age: Age,
     src_id: int,
     old_type: BuildingType,
     owner: int | None,
-    new_type: BuildingType | None,
-    new_at: int,
     events: list[Event],
-) -> None:
-    """R34-R35: a downsizing reaches the later boards through copies that are still identical."""
-    keeps_rippling = new_type is not None and BUILDINGS[new_type].size >= 2
+) -> Age | None:
+    """R34-R35: destroy the copies of a downsized building that are still identical, board
+    after board; returns the last board where one was destroyed (None: none was)."""
+    last: Age | None = None
     while age is not Age.REASON:
         nxt = Age(age + 1)
-        board = state.boards[nxt]
-        copy = next((t for t in board.tiles if t.origin == src_id), None)
+        copy = next((t for t in state.boards[nxt].tiles if t.origin == src_id), None)
         if copy is None:
-            return
-        identical = copy.type is old_type and (nxt is Age.REASON or copy.owner == owner)
-        if not identical:
+            return last
+        if copy.type is not old_type or (nxt is not Age.REASON and copy.owner != owner):
             events.append(
                 Event(
                     kind="copy_kept",
@@ -413,44 +425,21 @@ def _forward(
                     age=nxt,
                 )
             )
-            return
-        if not keeps_rippling:
-            remove_tile(
-                state, nxt, copy, events, "is destroyed with its original (R34)", cascade=False
-            )
-        else:
-            assert new_type is not None
-            if state.stock[new_type] <= 0:
-                events.append(
-                    Event(
-                        kind="copy_kept",
-                        text=f"No {new_type.label} tile is left, so {tile_name(copy)} on "
-                        f"{nxt.label} stays as it is (R26).",
-                        age=nxt,
-                    )
-                )
-                return
-            before = list(cells_of(copy))
-            state.stock[copy.type] += 1
-            state.stock[new_type] -= 1
-            copy.type, copy.at = new_type, new_at
-            if nxt is Age.REASON:
-                if copy.marker is not None:
-                    state.players[copy.marker].cubes += 1
-                    copy.marker = None
-                copy.ruin = True
-            events.append(
-                Event(
-                    kind="downsized",
-                    text=f"Its copy on {nxt.label} becomes {article(new_type)} {new_type.label}"
-                    + (" ruin" if nxt is Age.REASON else "")
-                    + f" at {square_name(new_at)} (R34).",
-                    age=nxt,
-                    squares=before,
-                    seat=copy.owner,
-                )
-            )
+            return last
+        remove_tile(state, nxt, copy, events, "is destroyed with its original (R34)", cascade=False)
+        last = nxt
         age, src_id = nxt, copy.id
+    return last
+
+
+def _recheck(state: GameState, age: Age) -> None:
+    """R36: after a downsizing on ``age``, the domains of ``age`` and of the later boards with
+    Hierarchy (Might, Faith) are checked again, even when the running task began elsewhere."""
+    for board in (Age.MIGHT, Age.FAITH):
+        if board >= age and not any(
+            isinstance(t, SweepTask) and t.age is board for t in state.agenda[1:]
+        ):
+            state.agenda.append(SweepTask(age=board))
 
 
 # --- junctions and division (R31, R32, R36) --------------------------------------------------
@@ -458,7 +447,7 @@ def _forward(
 
 def _pick_and_downsize(
     state: GameState, age: Age, tops: list[Building], choice: int | None, why: str
-) -> Outcome:
+) -> TaskResult:
     """R32/R36: the provoker's own tied buildings go first; if he owns none, he chooses."""
     prov = state.provoker
     mine = [b for b in tops if b.owner == prov]
@@ -481,7 +470,7 @@ def _pick_and_downsize(
 
 def run_junction(
     state: GameState, task: JunctionTask, choice: int | None, events: list[Event]
-) -> Outcome:
+) -> TaskResult:
     idx = BoardIndex(state.boards[task.age])
     if task.joiner not in idx.buildings:
         return DONE, []
@@ -535,7 +524,7 @@ def run_junction(
 
 def run_sweep(
     state: GameState, task: SweepTask, choice: int | None, events: list[Event]
-) -> Outcome:
+) -> TaskResult:
     idx = BoardIndex(state.boards[task.age])
     for dom in idx.domains:
         for fam in HIERARCHY_ORDER[task.age]:
@@ -544,13 +533,10 @@ def run_sweep(
                 continue
             tops = idx.top_buildings(dom.members, fam)
             names = " and ".join(f"the {b.type.label} at {square_name(b.at)}" for b in tops)
-            return _pick_and_downsize(
-                state,
-                task.age,
-                tops,
-                choice,
-                f"Divided domain on {task.age.label}: {names} now break Hierarchy (R36).",
-            )
+            why = f"Divided domain on {task.age.label}: {names} now break Hierarchy (R36)."
+            if choice is None:  # (a choice re-runs the same sweep: said once)
+                events.append(Event(kind="division", text=why, age=task.age))
+            return _pick_and_downsize(state, task.age, tops, choice, why)
     return DONE, []
 
 
@@ -617,7 +603,9 @@ def after_build(
 
 
 def after_removal(state: GameState, seat: int, age: Age, events: list[Event]) -> None:
-    """R36 after a demolition: the divided domains must obey Hierarchy."""
+    """R36 after a demolition: the divided domains must obey Hierarchy, on this board and,
+    since a downsizing there reaches the later boards, on Faith too."""
     state.provoker = seat
-    state.agenda = [SweepTask(age=age), *state.agenda]
+    sweeps: list[Task] = [SweepTask(age=a) for a in (Age.MIGHT, Age.FAITH) if a >= age]
+    state.agenda = [*sweeps, *state.agenda]
     run_agenda(state, events)

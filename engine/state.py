@@ -57,7 +57,8 @@ class Player(_Model):
     ecus: int = Field(ge=0)
     cubes: int = Field(ge=0)  # control cubes in the player's supply
     adventurers: list[Age]
-    used: list[int]  # cards played by each adventurer this turn (R14)
+    used: list[int]  # cards this turn that only this adventurer could pay (R14)
+    shared: int = 0  # cards this turn played where both adventurers stood: either may pay (R14)
     hand: list[Family]
 
     @field_validator("adventurers", "used")
@@ -188,6 +189,7 @@ def _clone_state(s: GameState) -> GameState:
             cubes=p.cubes,
             adventurers=list(p.adventurers),
             used=list(p.used),
+            shared=p.shared,
             hand=list(p.hand),
         )
         for p in s.players

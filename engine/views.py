@@ -7,6 +7,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict
 
 from .constants import Age, BuildingType, Family
+from .rules import adventurer_left, allowance
 from .state import Board, Decision, GameState, Options, TurnState
 
 
@@ -18,6 +19,9 @@ class PublicPlayer(BaseModel):
     cubes: int
     adventurers: list[Age]
     used: list[int]
+    shared: int = 0  # cards played where both adventurers stood (R14)
+    left: list[int] = []  # per adventurer: cards it may still pay alone this turn (R14)
+    room: list[int] = []  # per age (Might, Faith, Reason): cards still playable there (R14)
     hand_count: int
 
 
@@ -64,6 +68,9 @@ def _public_fields(state: GameState) -> dict[str, object]:
                 cubes=p.cubes,
                 adventurers=list(p.adventurers),
                 used=list(p.used),
+                shared=p.shared,
+                left=[adventurer_left(p, i) for i in range(len(p.adventurers))],
+                room=[allowance(p, age) for age in Age],
                 hand_count=len(p.hand),
             )
             for p in state.players

@@ -1,12 +1,15 @@
-"""Property test: random legal games to the end, every invariant of RULES.md section 9 checked
-after every action, JSON round trip, and replay from seed + log (style 13).
+"""Property test: random legal games to the end, by the uniform player and by the
+scenario-seeking one (engine/random_player.py), every invariant of RULES.md section 9 checked
+after every action, JSON round trip, replay from seed + log (style 13), and a tally of the
+cascades the games set off (R23-R37): each kind must happen at least ``AT_LEAST`` times.
 
-KHRONOS_LONG_RUN=N plays N games instead of the CI default."""
+KHRONOS_LONG_RUN=N plays N games of each player instead of the CI default."""
 
 from __future__ import annotations
 
 import os
 import random
+from collections import Counter
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -21,17 +24,30 @@ from engine import (
     default_choice,
     dump_action,
     invariant_problems,
-    legal_actions,
     new_game,
     parse_action,
 )
 from engine.actions import Action
-from engine.random_player import play_random_game, random_action
+from engine.random_player import (
+    CASCADE_KINDS,
+    Chooser,
+    cascade_counts,
+    play_random_game,
+    random_action,
+    seeking_action,
+)
 
-GAMES = int(os.environ.get("KHRONOS_LONG_RUN", "240"))
+LONG = os.environ.get("KHRONOS_LONG_RUN")
+UNIFORM_GAMES = int(LONG or 24)
+SEEKING_GAMES = int(LONG or 110)
+AT_LEAST = 10
+# What the CI run must reach; the R26 count (no tile or cube left) is printed, not required.
+REQUIRED = [k for k in CASCADE_KINDS if "R26" not in k]
 
 
-def _play_checked(options: Options, seed: int, use_defaults: bool) -> tuple[GameState, list]:
+def _play_checked(
+    options: Options, seed: int, player: Chooser, use_defaults: bool, counts: Counter[str]
+) -> tuple[GameState, list[tuple[int, dict[str, object]]]]:
     chooser = random.Random(seed * 7919 + 1)
     state = new_game(options, seed)
     assert invariant_problems(state) == []
@@ -42,8 +58,10 @@ def _play_checked(options: Options, seed: int, use_defaults: bool) -> tuple[Game
         if state.pending is not None and use_defaults and chooser.random() < 0.5:
             action: Action = Choose(option=default_choice(state))
         else:
-            _, action = random_action(state, chooser)
-        state, _ = apply(state, seat, action)
+            _, action = player(state, chooser)
+        mover = state.turn
+        state, events = apply(state, seat, action)
+        counts.update(cascade_counts(events, mover))
         problems = invariant_problems(state)
         assert problems == [], (seed, state.step, action, problems)
         log.append((seat, dump_action(action)))
@@ -51,35 +69,50 @@ def _play_checked(options: Options, seed: int, use_defaults: bool) -> tuple[Game
     return state, log
 
 
-@pytest.mark.parametrize("chunk", range(4))
-def test_random_games_keep_every_invariant(chunk: int) -> None:
-    seeds = range(chunk, GAMES, 4)
-    for seed in seeds:
-        options = Options(players=2 + seed % 4, holdem=seed % 3 == 0)
-        final, log = _play_checked(options, seed, use_defaults=seed % 2 == 0)
-        assert final.over and final.round == 7 and final.winners
-        # the state round-trips through JSON exactly
-        assert GameState.model_validate_json(final.model_dump_json()) == final
-        # replay from the seed and the stored log reproduces the same final state
-        replay = new_game(options, seed)
-        for seat, data in log:
-            replay, _ = apply(replay, seat, parse_action(data))
-        assert replay == final
+@pytest.fixture(scope="module")
+def tallies() -> dict[str, Counter[str]]:
+    """Play every game once for this module; returns the cascade counts per player."""
+    out: dict[str, Counter[str]] = {}
+    for name, player, games in (
+        ("uniform", random_action, UNIFORM_GAMES),
+        ("seeking", seeking_action, SEEKING_GAMES),
+    ):
+        counts: Counter[str] = Counter()
+        for seed in range(games):
+            options = Options(players=2 + seed % 4, holdem=seed % 3 == 0)
+            final, log = _play_checked(options, seed, player, seed % 2 == 0, counts)
+            assert final.over and final.round == 7 and final.winners
+            if seed % 4 == 0:
+                # the state round-trips through JSON exactly
+                assert GameState.model_validate_json(final.model_dump_json()) == final
+                # replay from the seed and the stored log reproduces the same final state
+                replay = new_game(options, seed)
+                for seat, data in log:
+                    replay, _ = apply(replay, seat, parse_action(data))
+                assert replay == final
+        out[name] = counts
+    return out
 
 
-def test_random_games_reach_the_hard_parts() -> None:
-    """The random games really exercise ripples, paradoxes, junctions and choices."""
-    kinds: set[str] = set()
-    for seed in range(12):
-        state = new_game(Options(players=2 + seed % 4), seed)
-        chooser = random.Random(seed)
-        while not state.over:
-            seat = current_seat(state)
-            assert seat is not None
-            assert legal_actions(state, seat)
-            state, events = apply(state, seat, random_action(state, chooser)[1])
-            kinds.update(e.kind for e in events)
-    assert {"rippled", "junction", "removed", "income", "game_over"} <= kinds
+def test_random_games_keep_every_invariant(tallies: dict[str, Counter[str]]) -> None:
+    """R1-R50 invariants (RULES.md section 9) after every action of every game, both players."""
+    assert sum(tallies["uniform"].values()) > 0 and sum(tallies["seeking"].values()) > 0
+
+
+def test_random_games_reach_every_cascade_ten_times(
+    tallies: dict[str, Counter[str]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """R23-R37: ripples, blocked ripples, paradoxes (R30 with and without a tie), junctions,
+    downsizing of each building type, divisions, and choices by the mover and by another
+    player each happen at least ten times in the run; the counts are printed."""
+    total = tallies["uniform"] + tallies["seeking"]
+    with capsys.disabled():
+        print(f"\ncascades in {UNIFORM_GAMES} uniform + {SEEKING_GAMES} scenario-seeking games:")
+        for kind in CASCADE_KINDS:
+            u, s = tallies["uniform"][kind], tallies["seeking"][kind]
+            print(f"  {kind:<45} {u:>6} + {s:>6}")
+    missing = {k: total[k] for k in REQUIRED if total[k] < AT_LEAST}
+    assert missing == {}, f"reached fewer than {AT_LEAST} times: {missing}"
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -1,0 +1,50 @@
+"""Income (R46-R49): what a player collects at the end of his turn in rounds 4 and 7."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from .board import square_name
+from .constants import Age, Family
+from .domains import BoardIndex
+from .state import GameState
+
+
+def income(state: GameState, seat: int) -> tuple[int, list[str]]:
+    """What ``seat`` collects now, with one line per paying domain."""
+    total = 0
+    lines: list[str] = []
+    player = state.players[seat]
+    reason_cubes = state.boards[Age.REASON].hamlet_cubes
+    for age in sorted(set(player.adventurers)):  # R46: where his adventurers stand
+        idx = BoardIndex(state.boards[age])
+        for dom in idx.domains:
+            members = [idx.buildings[k] for k in dom.members]
+            if age is Age.REASON:  # R49
+                counts: Counter[int] = Counter()
+                for b in members:
+                    if b.family is not Family.CIVIL:
+                        continue
+                    if b.tile is None:
+                        if b.at in reason_cubes:
+                            counts[reason_cubes[b.at]] += 1
+                    else:
+                        counts.update(b.tile.cubes)
+                if counts[seat] == 0 or counts[seat] < max(counts.values()):
+                    continue
+                amount = sum(b.income_value for b in members if b.family is not Family.CIVIL)
+                why = f"most cubes ({counts[seat]})"
+            else:  # R47, R48
+                fam = Family.MILITARY if age is Age.MIGHT else Family.RELIGIOUS
+                tops = idx.top_buildings(dom.members, fam)
+                if len(tops) != 1 or tops[0].owner != seat:
+                    continue
+                amount = sum(b.value for b in members if b.family is Family.CIVIL)
+                why = f"{tops[0].type.label} at {square_name(tops[0].at)}"
+            if amount:
+                first = min(members, key=lambda b: b.at)
+                total += amount
+                lines.append(
+                    f"{age.label}: {amount} from the domain at {square_name(first.at)} ({why})"
+                )
+    return total, lines

@@ -1,0 +1,33 @@
+"""R37 Choose: answering the pending decision of a cascade (its check, effect, generator)."""
+
+from __future__ import annotations
+
+from ..actions import Choose
+from ..errors import MalformedAction
+from ..events import Event
+from ..resolve import run_agenda
+from ..rules import who
+from ..state import GameState
+from .common import Plan, Specs
+
+
+def check_choose(state: GameState, seat: int, action: Choose) -> Plan:
+    assert state.pending is not None
+    n = len(state.pending.options)
+    if action.option >= n:
+        raise MalformedAction(f"R37 Choice: pick one of the {n} options.", "R37")
+    return Plan(action, seat)
+
+
+def apply_choose(state: GameState, plan: Plan, events: list[Event]) -> None:
+    action = plan.action
+    assert isinstance(action, Choose) and state.pending is not None
+    label = state.pending.options[action.option].label
+    events.append(Event(kind="chosen", text=f"{who(plan.seat)} chooses {label}.", seat=plan.seat))
+    state.pending = None
+    run_agenda(state, events, action.option)
+
+
+def legal_choices(state: GameState, seat: int) -> Specs:
+    if state.pending is not None and seat == state.pending.seat:
+        yield from ((Choose, {"option": i}) for i in range(len(state.pending.options)))

@@ -1,0 +1,70 @@
+"""R22 Demolish (and R36 division after it): its check, its effect, its generator and its
+autocomplete query."""
+
+from __future__ import annotations
+
+from ..actions import Demolish
+from ..board import square_name
+from ..constants import BUILDINGS, DEMOLISH_ECUS, Age
+from ..domains import Building
+from ..errors import IllegalAction
+from ..events import Event
+from ..resolve import after_removal, remove_tile
+from ..rules import Ctx, allowance, payment_problem, who
+from ..state import GameState
+from .common import Plan, Specs, building_at, pay
+
+
+def _demolishable(b: Building) -> bool:
+    """R22: a size-1 tile; never a printed Hamlet."""
+    return not b.printed and BUILDINGS[b.type].size == 1
+
+
+def check_demolish(state: GameState, seat: int, action: Demolish) -> Plan:
+    if action.age is Age.REASON:
+        raise IllegalAction("R22 Demolish: nothing is demolished in the age of Reason.", "R22")
+    building = building_at(Ctx(state), action.age, action.square)
+    if building.printed:
+        raise IllegalAction("R22 Demolish: a printed Hamlet cannot be demolished.", "R22")
+    if not _demolishable(building):
+        raise IllegalAction(
+            f"R22 Demolish: only size-1 buildings can be demolished, not a "
+            f"{building.type.label}.",
+            "R22",
+        )
+    if state.players[seat].ecus < DEMOLISH_ECUS:
+        raise IllegalAction("R22 Demolish: it costs 1 Ecu and a card; you have no Ecu.", "R22")
+    cards = (building.family,)
+    problem = payment_problem(state, seat, action.age, cards, "demolishing it")
+    if problem is not None:
+        raise problem
+    return Plan(action, seat, cards=cards, age=action.age, building=building)
+
+
+def apply_demolish(state: GameState, plan: Plan, events: list[Event]) -> None:
+    assert plan.building is not None and plan.age is not None
+    seat = plan.seat
+    state.turn_state.acted = True
+    pay(state, seat, plan.age, plan.cards)
+    state.players[seat].ecus -= DEMOLISH_ECUS
+    tile = state.boards[plan.age].tile(plan.building.key)
+    assert tile is not None
+    why = f"is demolished by {who(seat)} (1 Ecu + 1 card, R22)"
+    remove_tile(state, plan.age, tile, events, why, cascade=False)
+    after_removal(state, seat, plan.age, events)
+
+
+def legal_demolitions(state: GameState, seat: int, ctx: Ctx, age: Age) -> Specs:
+    player = state.players[seat]
+    if player.ecus < DEMOLISH_ECUS or age is Age.REASON or allowance(player, age) == 0:
+        return
+    for b in sorted(ctx.index(age).buildings.values(), key=lambda b: b.at):
+        if _demolishable(b) and b.family in player.hand:
+            yield Demolish, {"age": age, "square": square_name(b.at)}
+
+
+def demolish_options(state: GameState, seat: int, age: Age) -> list[str]:
+    """Autocomplete: the squares where ``seat`` can demolish on ``age`` now."""
+    if state.over or state.pending is not None or seat != state.turn:
+        return []
+    return [fields["square"] for _, fields in legal_demolitions(state, seat, Ctx(state), age)]

@@ -1,0 +1,181 @@
+"""R41 Populate and R42 Renovate, the card actions on Reason: their checks, effects, generators
+and autocomplete queries. A building's free room and a ruin's cards owed are computed here."""
+
+from __future__ import annotations
+
+from ..actions import Populate, Renovate
+from ..board import square_name
+from ..constants import BUILDINGS, Age, Family, capacity
+from ..domains import Building
+from ..errors import IllegalAction
+from ..events import Event
+from ..resolve import cells_of, tile_name
+from ..rules import Ctx, allowance, payment_problem, who
+from ..state import GameState, Player
+from .common import Plan, Specs, building_at, pay, plural
+
+
+def room_for_cubes(state: GameState, b: Building) -> int:
+    """R41: cubes a civil building on Reason still takes (Hamlet 1, Town 3, City 5)."""
+    if b.tile is None:  # a printed hamlet holds its cube in the board's hamlet_cubes
+        return 0 if b.at in state.boards[Age.REASON].hamlet_cubes else 1
+    return capacity(b.type) - len(b.tile.cubes)
+
+
+def cards_owed(b: Building) -> int:
+    """R42: cards still owed to renovate a ruin (its ruin value, less a marked first card)."""
+    assert b.tile is not None
+    return BUILDINGS[b.type].ruin_value - (1 if b.tile.marker is not None else 0)
+
+
+def _renovation_count(player: Player, b: Building, owed: int, asked: int | None) -> int:
+    """The cards a renovation pays: as asked, or unsaid what can be paid now, all that is owed
+    when it can (R42: a Castle or Abbey ruin may be paid over two turns)."""
+    if asked is not None:
+        return asked
+    can = min(owed, player.hand.count(b.family), allowance(player, Age.REASON))
+    return can if 0 < can < owed and player.cubes > 0 else owed
+
+
+# --- R41 Populate ------------------------------------------------------------------------------
+
+
+def check_populate(state: GameState, seat: int, action: Populate) -> Plan:
+    player = state.players[seat]
+    building = building_at(Ctx(state), Age.REASON, action.square)
+    if building.family is not Family.CIVIL:
+        raise IllegalAction(
+            f"R41 Populate: cubes go on civil buildings only; {tile_name(building)} is "
+            f"{building.family.value}.",
+            "R41",
+        )
+    room = room_for_cubes(state, building)
+    if action.count > room:
+        raise IllegalAction(
+            f"R41 Populate: {tile_name(building)} has room for {plural(room, 'more cube')} "
+            f"(Hamlet 1, Town 3, City 5).",
+            "R41",
+        )
+    if player.cubes < action.count:
+        raise IllegalAction(
+            f"R41 Populate: you have {plural(player.cubes, 'cube')} left in your supply.", "R41"
+        )
+    cards = (Family.CIVIL,) * action.count
+    problem = payment_problem(state, seat, Age.REASON, cards, "populating")
+    if problem is not None:
+        raise problem
+    return Plan(action, seat, cards=cards, age=Age.REASON, building=building, count=action.count)
+
+
+def apply_populate(state: GameState, plan: Plan, events: list[Event]) -> None:
+    assert plan.building is not None
+    seat, b = plan.seat, plan.building
+    state.turn_state.acted = True
+    pay(state, seat, Age.REASON, plan.cards)
+    state.players[seat].cubes -= plan.count
+    board = state.boards[Age.REASON]
+    if b.tile is None:
+        board.hamlet_cubes[b.at] = seat
+    else:
+        tile = board.tile(b.key)
+        assert tile is not None
+        tile.cubes.extend([seat] * plan.count)
+    events.append(
+        Event(
+            kind="populated",
+            text=f"{who(seat)} places {plural(plan.count, 'cube')} on {tile_name(b)} in the age "
+            f"of Reason (R41).",
+            seat=seat,
+            age=Age.REASON,
+            squares=list(b.cells),
+        )
+    )
+
+
+# --- R42 Renovate ------------------------------------------------------------------------------
+
+
+def check_renovate(state: GameState, seat: int, action: Renovate) -> Plan:
+    player = state.players[seat]
+    building = building_at(Ctx(state), Age.REASON, action.square)
+    if not building.ruin:
+        raise IllegalAction(f"R42 Renovate: {tile_name(building)} is not a ruin.", "R42")
+    owed = cards_owed(building)
+    count = _renovation_count(player, building, owed, action.cards)
+    if count > owed:
+        raise IllegalAction(
+            f"R42 Renovate: {tile_name(building)} needs only {plural(owed, 'more card')}.", "R42"
+        )
+    if count < owed and player.cubes <= 0:
+        raise IllegalAction(
+            "R42 Renovate: paying part of a renovation is marked with one of your cubes, "
+            "and you have none left.",
+            "R42",
+        )
+    cards = (building.family,) * count
+    problem = payment_problem(state, seat, Age.REASON, cards, "this renovation")
+    if problem is not None:
+        raise problem
+    return Plan(action, seat, cards=cards, age=Age.REASON, building=building, count=count)
+
+
+def apply_renovate(state: GameState, plan: Plan, events: list[Event]) -> None:
+    assert plan.building is not None
+    seat = plan.seat
+    state.turn_state.acted = True
+    owed = cards_owed(plan.building)
+    pay(state, seat, Age.REASON, plan.cards)
+    tile = state.boards[Age.REASON].tile(plan.building.key)
+    assert tile is not None
+    if plan.count < owed:
+        tile.marker = seat
+        state.players[seat].cubes -= 1
+        text = (
+            f"{who(seat)} pays the first card to renovate the {tile.type.label} ruin at "
+            f"{square_name(tile.at)} and marks it with a cube (R42)."
+        )
+    else:
+        if tile.marker is not None:
+            state.players[tile.marker].cubes += 1
+            tile.marker = None
+        tile.ruin = False
+        text = (
+            f"{who(seat)} renovates the {tile.type.label} at {square_name(tile.at)} in the "
+            f"age of Reason (R42)."
+        )
+    events.append(
+        Event(kind="renovated", text=text, seat=seat, age=Age.REASON, squares=list(cells_of(tile)))
+    )
+
+
+# --- generators and autocomplete ----------------------------------------------------------------
+
+
+def legal_reason_actions(state: GameState, seat: int, ctx: Ctx) -> Specs:
+    player = state.players[seat]
+    room = allowance(player, Age.REASON)
+    if room == 0:
+        return
+    hand = player.hand
+    for b in sorted(ctx.index(Age.REASON).buildings.values(), key=lambda b: b.at):
+        if b.family is Family.CIVIL:
+            top = min(room_for_cubes(state, b), hand.count(Family.CIVIL), room, player.cubes)
+            for k in range(1, top + 1):
+                yield Populate, {"square": square_name(b.at), "count": k}
+        elif b.ruin:
+            owed = cards_owed(b)
+            for k in range(1, min(owed, hand.count(b.family), room) + 1):
+                if k == owed or player.cubes > 0:
+                    yield Renovate, {"square": square_name(b.at), "cards": k}
+
+
+def reason_options(state: GameState, seat: int, kind: str) -> list[str]:
+    """Autocomplete: the squares of Reason where ``seat`` can now play ``kind`` ("populate" or
+    "renovate")."""
+    if state.over or state.pending is not None or seat != state.turn:
+        return []
+    out: list[str] = []
+    for cls, fields in legal_reason_actions(state, seat, Ctx(state)):
+        if cls.model_fields["kind"].default == kind and fields["square"] not in out:
+            out.append(fields["square"])
+    return out

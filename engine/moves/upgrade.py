@@ -1,0 +1,240 @@
+"""R16 Upgrade, with R17 (bonus), R18 (geography), R20-R21 (domains) and R40 (not on Reason):
+its check, its effect, its generator and its autocomplete query."""
+
+from __future__ import annotations
+
+from ..actions import Upgrade
+from ..board import FOOTPRINTS, outer_positions, square_name
+from ..constants import BONUS, BUILDINGS, LADDER, Age, BuildingType, Family
+from ..domains import BoardIndex, Building
+from ..errors import IllegalAction, MalformedAction
+from ..events import Event
+from ..resolve import after_build, new_tile_id, touched_domains
+from ..rules import (
+    Ctx,
+    Placement,
+    allowance,
+    article,
+    describe_cards,
+    hierarchy_problem,
+    payment_problem,
+    surcharge,
+    who,
+)
+from ..state import GameState, Tile
+from .common import Option, Plan, Specs, building_at, chosen_payment, pay, payments, square
+
+
+def upgrade_targets(btype: BuildingType) -> list[BuildingType]:
+    """Bigger types of the same family (R16: skipping a size is allowed)."""
+    ladder = LADDER[BUILDINGS[btype].family]
+    size = BUILDINGS[btype].size
+    return [t for t in ladder if BUILDINGS[t].size > size]
+
+
+def upgrade_problem(
+    ctx: Ctx, seat: int, age: Age, building: Building, to: BuildingType, at: int
+) -> IllegalAction | None:
+    """Board-side legality of an upgrade (no cards): R16, R18, R20, R21, R40."""
+    if age is Age.REASON:
+        return IllegalAction("R40 Reason: nothing is upgraded in the age of Reason.", "R40")
+    old = building.type
+    what = "printed Hamlet" if building.printed else old.label
+    if BUILDINGS[to].family is not building.family or to not in upgrade_targets(old):
+        return IllegalAction(
+            f"R16 Upgrade: a {what} can become only a bigger building of its own family "
+            f"({', '.join(t.label for t in upgrade_targets(old)) or 'none'}).",
+            "R16",
+        )
+    if building.family is not Family.CIVIL and building.owner != seat:
+        return IllegalAction(
+            f"R16 Upgrade: the {what} at {square_name(building.at)} is not yours; you may upgrade "
+            f"military and religious buildings you control, and any civil building.",
+            "R16",
+        )
+    size = BUILDINGS[to].size
+    fp = FOOTPRINTS[size][at]
+    old_size = BUILDINGS[old].size
+    if fp is None or at not in outer_positions(building.at, old_size, size):
+        return IllegalAction(
+            f"R16 Upgrade: a {to.label} at {square_name(at)} would not cover the whole "
+            f"{what} at {square_name(building.at)} inside the board.",
+            "R16",
+        )
+    idx = ctx.index(age)
+    inside = set(building.cells)
+    for c in fp.cells:
+        if c in inside:
+            continue
+        if idx.grid[c] != 0:
+            return IllegalAction(
+                f"R16 Upgrade: the {to.label} would also cover {square_name(c)}, which is not "
+                f"empty; several buildings may not be merged into one.",
+                "R16",
+            )
+    if fp.river and to not in (BuildingType.TOWN, BuildingType.CITY):
+        return IllegalAction(
+            f"R18 River: a {to.label} at {square_name(at)} would cover a river square; only a "
+            f"Town or City may stand on the river.",
+            "R18",
+        )
+    if ctx.state.stock[to] <= 0:
+        return IllegalAction(f"R16 Stock: no {to.label} tile is left in the stock.", "R16")
+    if building.family is not Family.CIVIL:
+        name = f"upgrading the {what} at {square_name(building.at)} to a {to.label}"
+        return hierarchy_problem(idx, age, to, fp, {building.key}, name)
+    return None
+
+
+def upgrade_placement(ctx: Ctx, building: Building, to: BuildingType, at: int) -> Placement:
+    fp = FOOTPRINTS[BUILDINGS[to].size][at]
+    assert fp is not None
+    base = BUILDINGS[to].value - building.value
+    return Placement(at, building.family, base, surcharge(fp, ctx.state.options.players))
+
+
+def legal_upgrade_placements(
+    ctx: Ctx, seat: int, age: Age, building: Building, to: BuildingType
+) -> list[Placement]:
+    size = BUILDINGS[to].size
+    out = []
+    for at in outer_positions(building.at, BUILDINGS[building.type].size, size):
+        if upgrade_problem(ctx, seat, age, building, to, at) is None:
+            out.append(upgrade_placement(ctx, building, to, at))
+    return out
+
+
+def _upgrade_at(ctx: Ctx, seat: int, action: Upgrade, building: Building) -> int:
+    """Where the new tile's top-left goes: as named, or the only legal placement."""
+    if action.at is not None:
+        return square(action.at)
+    if action.to not in upgrade_targets(building.type):
+        return building.at  # upgrade_problem explains the family/size mistake
+    legal = legal_upgrade_placements(ctx, seat, action.age, building, action.to)
+    if len(legal) == 1:
+        return legal[0].at
+    if not legal:
+        positions = outer_positions(
+            building.at, BUILDINGS[building.type].size, BUILDINGS[action.to].size
+        )
+        return positions[0] if positions else building.at
+    squares = ", ".join(square_name(p.at) for p in legal)
+    raise MalformedAction(
+        f"R16 Upgrade: say where the {action.to.label}'s top-left square goes: {squares}.", "R16"
+    )
+
+
+def check_upgrade(state: GameState, seat: int, action: Upgrade) -> Plan:
+    ctx = Ctx(state)
+    if action.age is Age.REASON:
+        raise IllegalAction("R40 Reason: nothing is upgraded in the age of Reason.", "R40")
+    building = building_at(ctx, action.age, action.square)
+    at = _upgrade_at(ctx, seat, action, building)
+    problem = upgrade_problem(ctx, seat, action.age, building, action.to, at)
+    if problem is not None:
+        raise problem
+    place = upgrade_placement(ctx, building, action.to, at)
+    cards = chosen_payment(state, seat, place, action.surcharge)
+    problem = payment_problem(
+        state, seat, action.age, cards, f"this upgrade to a {action.to.label}"
+    )
+    if problem is not None:
+        raise problem
+    return Plan(action, seat, cards=cards, age=action.age, building=building, placement=place)
+
+
+def apply_upgrade(state: GameState, plan: Plan, events: list[Event]) -> None:
+    action = plan.action
+    assert isinstance(action, Upgrade)
+    assert plan.placement is not None and plan.building is not None
+    seat, age, to, b = plan.seat, action.age, action.to, plan.building
+    state.turn_state.acted = True
+    pay(state, seat, age, plan.cards)
+    fp = FOOTPRINTS[BUILDINGS[to].size][plan.placement.at]
+    assert fp is not None
+    originals = touched_domains(BoardIndex(state.boards[age]), fp.cells, fp.border)
+    old_at = b.at
+    if b.tile is None:  # R16: a printed hamlet stays underneath the new tile
+        tile = Tile(id=new_tile_id(state), type=to, at=plan.placement.at)
+        state.boards[age].tiles.append(tile)
+        old = "printed Hamlet"
+    else:
+        found = state.boards[age].tile(b.key)
+        assert found is not None
+        tile = found
+        state.stock[tile.type] += 1
+        old = tile.type.label
+        tile.type = to
+        tile.at = plan.placement.at
+    state.stock[to] -= 1
+    bonus = BONUS[age]  # R17: an upgrade is always to size 2 or 3
+    state.players[seat].ecus += bonus
+    events.append(
+        Event(
+            kind="upgraded",
+            text=f"{who(seat)} upgrades the {old} at {square_name(old_at)} on {age.label} "
+            f"to {article(to)} {to.label} at {square_name(tile.at)} for "
+            f"{describe_cards(plan.cards)} and collects a {bonus} Ecu bonus (R17).",
+            seat=seat,
+            age=age,
+            squares=list(fp.cells),
+            amount=bonus,
+        )
+    )
+    after_build(state, seat, age, tile, originals, events)
+
+
+def _upgradable(ctx: Ctx, seat: int, age: Age) -> list[tuple[Building, BuildingType]]:
+    """(building, bigger type) pairs ``seat`` may try on ``age``, in reading order (R16)."""
+    out = []
+    for b in sorted(ctx.index(age).buildings.values(), key=lambda b: b.at):
+        if b.family is not Family.CIVIL and b.owner != seat:
+            continue
+        out += [(b, to) for to in upgrade_targets(b.type)]
+    return out
+
+
+def legal_upgrades(state: GameState, seat: int, ctx: Ctx, age: Age) -> Specs:
+    hand = state.players[seat].hand
+    room = allowance(state.players[seat], age)
+    if room == 0 or age is Age.REASON:
+        return
+    for b, to in _upgradable(ctx, seat, age):
+        for place in legal_upgrade_placements(ctx, seat, age, b, to):
+            for extra in payments(hand, place, room):
+                yield (
+                    Upgrade,
+                    {
+                        "age": age,
+                        "square": square_name(b.at),
+                        "to": to,
+                        "at": square_name(place.at),
+                        "surcharge": extra,
+                    },
+                )
+
+
+def upgrade_options(
+    state: GameState, seat: int, age: Age
+) -> list[tuple[str, BuildingType, Option]]:
+    """Autocomplete: (building square, new type, placement) triples ``seat`` can pay now: the
+    upgrades of ``legal_actions``."""
+    if state.over or state.pending is not None or seat != state.turn or age is Age.REASON:
+        return []
+    player = state.players[seat]
+    room = allowance(player, age)
+    if room == 0:
+        return []
+    ctx = Ctx(state)
+    out = []
+    for b, to in _upgradable(ctx, seat, age):
+        for place in legal_upgrade_placements(ctx, seat, age, b, to):
+            if payments(player.hand, place, room):
+                name = square_name(place.at)
+                extra = f" + {place.extra} any" if place.extra else ""
+                label = (
+                    f"{b.type.label} {square_name(b.at)} -> {to.label} at {name}: "
+                    f"{place.base} {b.family.value}{extra}"
+                )
+                out.append((square_name(b.at), to, Option(name, place.total, place.extra, label)))
+    return out

@@ -1,0 +1,293 @@
+"""Guards of "legality in one place" (style 4), on positions from random games:
+
+- ``check`` accepts an action exactly when ``legal_actions`` lists it, for candidates that are
+  mostly illegal (every square x building x board on some positions, a sample on the others);
+- each autocomplete query returns exactly the legal actions of its kind;
+- ``clone()`` equals a deep copy, for a state where every field differs from its default.
+
+KHRONOS_GUARD_POSITIONS=N checks N positions instead of the CI default.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import random
+from collections.abc import Iterator
+
+from pydantic import BaseModel
+
+from engine import (
+    BUILDINGS,
+    Age,
+    BuildingType,
+    Choose,
+    Construct,
+    Demolish,
+    EndTurn,
+    EngineError,
+    Exchange,
+    Family,
+    GameState,
+    HoldemSwap,
+    Options,
+    Populate,
+    Renovate,
+    Travel,
+    Upgrade,
+    apply,
+    check,
+    construct_options,
+    current_seat,
+    demolish_options,
+    legal_actions,
+    new_game,
+    parse_square,
+    reason_options,
+    square_name,
+    upgrade_options,
+)
+from engine.actions import Action
+from engine.board import FOOTPRINTS, outer_positions
+from engine.builder import position
+from engine.domains import BoardIndex
+from engine.rules import surcharge
+
+POSITIONS = int(os.environ.get("KHRONOS_GUARD_POSITIONS", "2000"))
+FULL_GRID_EVERY = 300  # every square x building x board on one position in this many
+FAMILIES = (Family.MILITARY, Family.RELIGIOUS, Family.CIVIL)
+GRID = [(age, btype, sq) for age in Age for btype in BuildingType for sq in range(320)]
+
+
+def _key(action: Action) -> tuple[object, ...]:
+    """The action's fields, hashable (built or model_construct-ed alike)."""
+    return tuple(sorted(action.__dict__.items()))
+
+
+def _positions(count: int) -> Iterator[tuple[GameState, list[Action]]]:
+    """States met in random games of 2-5 players (Hold'em in half), decisions included, each
+    with its legal actions (from which the game goes on)."""
+    seen = 0
+    for seed in itertools.count(1000):
+        chooser = random.Random(seed)
+        state = new_game(Options(players=2 + seed % 4, holdem=seed % 2 == 0), seed)
+        while not state.over:
+            seat = current_seat(state)
+            assert seat is not None
+            legal = legal_actions(state, seat)
+            yield state, legal
+            seen += 1
+            if seen >= count:
+                return
+            state, _ = apply(state, seat, chooser.choice(legal))
+
+
+def _multisets(cards: list[Family], size: int | None = None) -> list[tuple[Family, ...]]:
+    out = {
+        tuple(sorted(c, key=FAMILIES.index))
+        for k in range(len(cards) + 1)
+        for c in itertools.combinations(cards, k)
+    }
+    return sorted(t for t in out if size is None or len(t) == size)
+
+
+def _candidates(
+    state: GameState, seat: int, legal: list[Action], full_grid: bool, rnd: random.Random
+) -> Iterator[Action]:
+    """Actions with every field given, legal or not (most are not): near misses of the legal
+    ones (another surcharge, building, target or count) and samples of everything else."""
+    player = state.players[seat]
+    players = len(state.players)
+    hand = list(player.hand)
+    spare = [*hand, FAMILIES[rnd.randrange(3)]]  # one card the hand may not hold
+
+    def pays(extra: int) -> list[tuple[Family, ...]]:
+        return _multisets(spare, extra) if extra <= len(spare) else [(Family.CIVIL,) * extra]
+
+    for i in range(len(state.pending.options) + 2 if state.pending else 2):
+        yield Choose(option=i)
+    for to in Age:
+        for adv in (0, 1):
+            yield Travel(to=to, adventurer=adv)
+    subsets = _multisets(spare)
+    for d in rnd.sample(subsets, min(6, len(subsets))):
+        if d:
+            yield Exchange(discard=d)
+        yield EndTurn(discard=d)
+    for fam in FAMILIES:
+        k = rnd.randrange(1, 3)
+        for give in _multisets(spare, k)[:2]:
+            yield HoldemSwap(take=(fam,) * k, give=give)
+    builds = [a for a in legal if isinstance(a, Construct)]
+    for a in rnd.sample(builds, min(3, len(builds))):
+        for btype in BuildingType:
+            fp = FOOTPRINTS[BUILDINGS[btype].size][parse_square(a.square)]
+            if fp is not None:
+                for pay in pays(surcharge(fp, players)):
+                    yield Construct(age=a.age, building=btype, square=a.square, surcharge=pay)
+    for age, btype, sq in GRID if full_grid else rnd.sample(GRID, 25):
+        fp = FOOTPRINTS[BUILDINGS[btype].size][sq]
+        extra = rnd.randrange(3) if fp is None else surcharge(fp, players)
+        yield Construct(age=age, building=btype, square=square_name(sq), surcharge=pays(extra)[0])
+    for age in Age:
+        idx = BoardIndex(state.boards[age])
+        buildings = list(idx.buildings.values())
+        for b in rnd.sample(buildings, min(2, len(buildings))):
+            size = BUILDINGS[b.type].size
+            yield Demolish(age=age, square=square_name(b.at))
+            yield Populate(square=square_name(b.at), count=rnd.randrange(1, 5))
+            for cards in (1, 2):
+                yield Renovate(square=square_name(b.at), cards=cards)
+            ladder = [t for t in BuildingType if t.family is b.family and t.size > size]
+            for to in [*ladder, rnd.choice(list(BuildingType))]:
+                new_size = BUILDINGS[to].size
+                spots = outer_positions(b.at, size, new_size) if new_size > size else (b.at,)
+                for at in spots:
+                    fp = FOOTPRINTS[new_size][at]
+                    extra = 0 if fp is None else surcharge(fp, players)
+                    for pay in rnd.sample(pays(extra), 1):
+                        yield Upgrade(
+                            age=age,
+                            square=square_name(b.at),
+                            to=to,
+                            at=square_name(at),
+                            surcharge=pay,
+                        )
+        empty = rnd.randrange(320)
+        if idx.grid[empty] == 0:
+            yield Demolish(age=age, square=square_name(empty))
+            yield Populate(square=square_name(empty))
+
+
+def _canonical(indexes: list[BoardIndex], action: Action) -> Action:
+    """The action with its building named by its top-left square, as ``legal_actions`` names
+    it (``check`` also takes any square of the building)."""
+    if not isinstance(action, Demolish | Populate | Renovate | Upgrade):
+        return action
+    age = Age.REASON if isinstance(action, Populate | Renovate) else action.age
+    b = indexes[age].at(parse_square(action.square))
+    if b is None:
+        return action
+    return action.model_copy(update={"square": square_name(b.at)})
+
+
+def _accepted(state: GameState, seat: int, action: Action) -> bool:
+    try:
+        check(state, seat, action)
+    except EngineError:
+        return False
+    return True
+
+
+def test_check_accepts_exactly_the_legal_actions_on_random_positions() -> None:
+    """Style 4 guard: ``check`` and ``legal_actions`` agree on every candidate, for every
+    action of R8-R42 (turn, cards, travel, construct, upgrade, demolish, Reason, choices)."""
+    rnd = random.Random(11)
+    checked = legal_total = 0
+    for n, (state, actions) in enumerate(_positions(POSITIONS)):
+        seat = current_seat(state)
+        assert seat is not None
+        legal = {_key(a): a for a in actions}
+        for action in rnd.sample(list(legal.values()), min(15, len(legal))):
+            assert _accepted(state, seat, action), (state.step, action)
+        legal_total += len(legal)
+        full_grid = n % FULL_GRID_EVERY == 0
+        indexes = [BoardIndex(b) for b in state.boards]
+        for action in _candidates(state, seat, list(legal.values()), full_grid, rnd):
+            listed = _key(_canonical(indexes, action)) in legal
+            assert _accepted(state, seat, action) == listed, (state.step, action)
+            checked += 1
+        other = (seat + 1) % len(state.players)
+        assert legal_actions(state, other) == []
+        assert not _accepted(state, other, EndTurn())
+    print(f"\n{POSITIONS} positions: {legal_total} legal actions, {checked} candidates checked")
+
+
+def test_autocomplete_queries_return_exactly_the_legal_actions_of_their_kind() -> None:
+    """Style 4 guard: the suggestions for construct, upgrade, demolish, populate and renovate
+    are the legal actions of their kind (R14-R22, R41, R42)."""
+    for state, legal in _positions(POSITIONS // 8):
+        seat = current_seat(state)
+        assert seat is not None
+        for age in Age:
+            for btype in BuildingType:
+                offered = {o.square for o in construct_options(state, seat, age, btype)}
+                wanted = {
+                    a.square
+                    for a in legal
+                    if isinstance(a, Construct) and a.age is age and a.building is btype
+                }
+                assert offered == wanted, (state.step, age, btype)
+            upgrades = {(sq, to, o.square) for sq, to, o in upgrade_options(state, seat, age)}
+            wanted_up = {
+                (a.square, a.to, a.at) for a in legal if isinstance(a, Upgrade) and a.age is age
+            }
+            assert upgrades == wanted_up, (state.step, age)
+            demolitions = {a.square for a in legal if isinstance(a, Demolish) and a.age is age}
+            assert set(demolish_options(state, seat, age)) == demolitions, (state.step, age)
+        for kind, cls in (("populate", Populate), ("renovate", Renovate)):
+            wanted_sq = {a.square for a in legal if isinstance(a, cls)}
+            assert set(reason_options(state, seat, kind)) == wanted_sq, (state.step, kind)
+
+
+def _non_default_fields(model: BaseModel, path: str) -> Iterator[str]:
+    """The paths of fields still at their default value (recursing into nested models)."""
+    for name, info in type(model).model_fields.items():
+        value = getattr(model, name)
+        if not info.is_required() and value == info.get_default(call_default_factory=True):
+            yield f"{path}.{name}"
+        items = value if isinstance(value, list) else [value]
+        for item in items:
+            if isinstance(item, BaseModel):
+                yield from _non_default_fields(item, f"{path}.{name}")
+
+
+def test_clone_equals_a_deep_copy_for_every_field() -> None:
+    """``clone`` (the fast copy ``apply`` works on) loses no field: every field of the sample
+    state differs from its default, so a field the clone forgot would show."""
+    sample = position(
+        3,
+        might="Keep F4 0; Watchtower F6 0; Keep I4 1",
+        faith="Town B10",
+        reason="Castle P10 ruin marker=1; Town B13 cubes=2",
+        hands={0: "ccmr"},
+        hamlet_cubes={"C7": 1},
+        holdem=True,
+    )
+    sample, _ = apply(
+        sample, 0, Construct(age=Age.MIGHT, building=BuildingType.HAMLET, square="H4")
+    )
+    assert sample.pending is not None and sample.discard and sample.agenda
+    state = sample.model_copy(deep=True)
+    state.over, state.winners = True, [0]
+    state.schema_version += 1
+    state.turn_state.exchanged = state.turn_state.holdem_used = state.turn_state.acted = True
+    for p in state.players:
+        p.shared, p.used = 1, [1, 1]
+    for b in state.boards:
+        b.hamlet_cubes = b.hamlet_cubes or {0: 0}
+        for t in b.tiles:
+            t.owner = 0 if t.owner is None else t.owner
+            t.ruin, t.marker, t.cubes = True, 0, [0]
+            t.origin = 0 if t.origin is None else t.origin
+    state.provoker = 0 if state.provoker is None else state.provoker
+    assert state.pending is not None
+    for option in state.pending.options:
+        option.tile_id = 1 if option.tile_id is None else option.tile_id
+        option.at = 1 if option.at is None else option.at
+    lazy = [p for p in _non_default_fields(state, "state") if not p.startswith("state.agenda")]
+    assert lazy == [], f"give these fields a non-default value in this test: {lazy}"
+    clone = state.clone()
+    assert clone == state.model_copy(deep=True)
+    assert clone.model_dump() == state.model_dump()
+    # nothing mutable is shared
+    before = state.model_dump()
+    clone.players[0].hand.append(Family.CIVIL)
+    clone.players[0].used[0] += 1
+    clone.boards[0].tiles[0].cubes.append(1)
+    clone.boards[2].hamlet_cubes[999] = 1
+    clone.stock[BuildingType.KEEP] += 1
+    clone.turn_state.acted = False
+    clone.pending.options[0].label = "changed"  # type: ignore[union-attr]
+    clone.agenda.clear()
+    assert state.model_dump() == before
