@@ -1,0 +1,334 @@
+"""Keeping games moving: rebuild, settings, pause, mute, absence, replacement, removal."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from pydantic import ValidationError
+
+import engine
+from engine import (
+    EngineError,
+    MalformedAction,
+)
+
+from ..storage import GameRow
+from .core import (
+    HOUR,
+    MAX_AWAY_HOURS,
+    GameInfo,
+    GamePaused,
+    GameSettings,
+    LobbyError,
+    NotStarted,
+    Outcome,
+    PermissionDenied,
+    Post,
+    Reply,
+    ServiceError,
+)
+from .reading import ReadingMixin
+from .texts import (
+    hours_text,
+    when,
+)
+
+
+class LifecycleMixin(ReadingMixin):
+    """Rebuild, settings, pause, mute, absence, replacement, removal, /mygames."""
+
+    # --- damage and rebuild ------------------------------------------------------------------
+
+    async def rebuild(self, channel_id: int, user_id: int, *, is_admin: bool = False) -> Outcome:
+        """Rebuild the channel's game from its seed and move log (a player of the game, its
+        creator or a server admin). Works whether or not the stored state still validates."""
+        now = self.clock()
+        async with self.storage.write() as tx:
+            game = await self._game(tx, channel_id)
+            if game.status == "lobby":
+                raise NotStarted("The game has not started; there is nothing to rebuild.")
+            seats = await tx.seats(game.id)
+            info = self._info(game, seats)
+            if (user_id != game.creator_id and not is_admin
+                    and info.seat_of(user_id) is None):
+                raise PermissionDenied(
+                    "Only the game's players, its creator or a server admin can rebuild it."
+                )
+            state, checkpoint, checkpoint_seq = await self._replayed(tx, game, len(seats))
+            version = await tx.update_game(
+                game.id, game.version, now=now, state=state.model_dump_json(),
+                checkpoint=checkpoint.model_dump_json(), checkpoint_seq=checkpoint_seq,
+                status="over" if state.over else "active",
+            )
+            info = replace(info, version=version, status="over" if state.over else "active")
+            await self._schedule(tx, info, state, now)
+        text = f"The game was rebuilt from its move log ({state.step} moves)."
+        out = Outcome(game=info, public=[Post(text, self._boards(state, info.names, ()))])
+        self._turn_notice(out, info, None, state)
+        return out
+
+    @staticmethod
+    def settings_text(settings: GameSettings) -> str:
+        deadline = (f"a deadline of {hours_text(settings.deadline_hours)} per turn"
+                    if settings.deadline_hours else "no deadline")
+        return (f"reminders after {hours_text(settings.reminder_hours)} without a move, "
+                f"{deadline}")
+
+    async def update_settings(
+        self, channel_id: int, user_id: int, *, reminder_hours: float | None = None,
+        deadline_hours: float | None = None, is_admin: bool = False,
+    ) -> Outcome:
+        """Change the reminder period and the deadline (``deadline_hours=0``: none); creator
+        or admin. The current player's timers start again from now. Without values: show
+        the settings (to anyone)."""
+        if reminder_hours is None and deadline_hours is None:
+            info = await self.info(channel_id)
+            return Outcome(game=info, reply=Reply(
+                f"This game has {self.settings_text(info.settings)}."))
+        now = self.clock()
+        async with self.storage.write() as tx:
+            game = await self._game(tx, channel_id, live_only=True)
+            self._may_manage(game, user_id, is_admin, "change the game's settings")
+            values = GameSettings.model_validate_json(game.settings).model_dump()
+            if reminder_hours is not None:
+                values["reminder_hours"] = reminder_hours
+            if deadline_hours is not None:
+                values["deadline_hours"] = deadline_hours or None
+            try:
+                settings = GameSettings.model_validate(values)
+            except ValidationError:
+                raise MalformedAction("Hours must be more than 0.") from None
+            await tx.update_game(game.id, game.version, now=now,
+                                 settings=settings.model_dump_json())
+            game = await self._reload(tx, game.id)
+            info = self._info(game, await tx.seats(game.id))
+            if game.status == "active":
+                await self._schedule(tx, info, self._state(game), now, fresh=True)
+            text = f"{self._who(info, user_id)} sets {self.settings_text(settings)}."
+            await tx.add_note(game.id, await tx.last_seq(game.id), text, now, user_id)
+        return Outcome(game=info, public=[Post(text)])
+
+    async def pause(self, channel_id: int, user_id: int, *, is_admin: bool = False) -> Outcome:
+        """Pause the game (creator or admin): its timers are cancelled and moves wait."""
+        now = self.clock()
+        async with self.storage.write() as tx:
+            game = await self._game(tx, channel_id, live_only=True)
+            if game.status != "active":
+                raise NotStarted("Only a game under way can be paused.")
+            self._may_manage(game, user_id, is_admin, "pause the game")
+            if game.paused_at is not None:
+                raise GamePaused("The game is already paused; /resume starts it again.")
+            await tx.update_game(game.id, game.version, now=now, paused_at=now)
+            await tx.cancel_timers(game.id)
+            game = await self._reload(tx, game.id)
+            info = self._info(game, await tx.seats(game.id))
+            who = self._who(info, user_id)
+            await tx.add_note(game.id, await tx.last_seq(game.id), f"{who} paused the game.",
+                              now, user_id)
+        return Outcome(game=info, public=[Post(
+            f"{who} pauses the game: no moves, reminders or deadlines until /resume.")])
+
+    async def resume(self, channel_id: int, user_id: int, *, is_admin: bool = False) -> Outcome:
+        """Resume a paused game (creator or admin): whoever must act gets fresh timers."""
+        now = self.clock()
+        async with self.storage.write() as tx:
+            game = await self._game(tx, channel_id, live_only=True)
+            self._may_manage(game, user_id, is_admin, "resume the game")
+            if game.paused_at is None:
+                raise GamePaused("The game is not paused.")
+            paused_at = game.paused_at
+            await tx.update_game(game.id, game.version, now=now, paused_at=None)
+            game = await self._reload(tx, game.id)
+            info = self._info(game, await tx.seats(game.id))
+            who = self._who(info, user_id)
+            await tx.add_note(game.id, await tx.last_seq(game.id), f"{who} resumed the game.",
+                              now, user_id)
+            state = self._state(game)
+            text = f"{who} resumes the game (paused {when(paused_at)})."
+            seat = engine.current_seat(state)
+            me = info.seat_info(seat) if seat is not None else None
+            if me is not None and me.removed:
+                return await self._play(tx, game, info, state, now, intro=text)
+            await self._schedule(tx, info, state, now, fresh=True)
+        out = Outcome(game=info, public=[Post(text)])
+        self._turn_notice(out, info, None, state)
+        return out
+
+    async def set_muted(self, channel_id: int, user_id: int, muted: bool) -> Outcome:
+        """Turn the user's reminder DMs in this game off or on (deadlines still apply)."""
+        async with self.storage.write() as tx:
+            game = await self._game(tx, channel_id, live_only=True)
+            info = self._info(game, await tx.seats(game.id))
+            seat = self._seat(info, user_id)
+            await tx.update_seat(game.id, seat, muted=int(muted))
+        if muted:
+            text = ("Reminders for this game are off for you. Deadlines, if the game has one, "
+                    "still apply; /unmute turns reminders back on.")
+        else:
+            text = "Reminders for this game are on again for you."
+        return Outcome(game=info, reply=Reply(text))
+
+    async def away(self, channel_id: int, user_id: int, hours: float) -> Outcome:
+        """Declare an absence of ``hours``: no reminders until it ends, and the user's
+        deadlines are extended by it (at once if it is his turn, else when his turn comes)."""
+        if not 0 < hours <= MAX_AWAY_HOURS:
+            raise MalformedAction(
+                f"An absence lasts more than 0 and at most {MAX_AWAY_HOURS:g} hours (two weeks)."
+            )
+        now = self.clock()
+        async with self.storage.write() as tx:
+            game = await self._game(tx, channel_id, live_only=True)
+            info = self._info(game, await tx.seats(game.id))
+            seat = self._seat(info, user_id)
+            me = info.seat_info(seat)
+            assert me is not None
+            until = now + hours * HOUR
+            extra = max(0.0, until - max(now, me.away_until or now))
+            await tx.update_seat(game.id, seat, away_until=until)
+            if game.status == "active" and game.paused_at is None:
+                state = self._state(game)
+                if engine.current_seat(state) == seat:
+                    for t in await tx.timers(game.id):
+                        if t.seat != seat:
+                            continue
+                        if t.kind in ("deadline", "deadline_warning"):
+                            await tx.reschedule_timer(t.id, t.due_at + extra)
+                        elif t.kind == "reminder":
+                            await tx.reschedule_timer(t.id, max(t.due_at, until))
+            text = f"{me.name} is away until {when(until, 'f')} ({when(until)}): no reminders"
+            if info.settings.deadline_hours:
+                text += f", and {me.name}'s deadlines are extended by the absence"
+            text += "."
+            await tx.add_note(game.id, await tx.last_seq(game.id), f"{me.name} declared an "
+                              f"absence of {hours_text(hours)}.", now, user_id)
+        return Outcome(game=info, public=[Post(text)],
+                       reply=Reply(f"Noted: away for {hours_text(hours)}. /back ends it sooner."))
+
+    async def back(self, channel_id: int, user_id: int) -> Outcome:
+        """End the user's declared absence (deadlines already extended stay extended)."""
+        now = self.clock()
+        async with self.storage.write() as tx:
+            game = await self._game(tx, channel_id, live_only=True)
+            info = self._info(game, await tx.seats(game.id))
+            seat = self._seat(info, user_id)
+            me = info.seat_info(seat)
+            assert me is not None
+            if me.away_until is None or me.away_until <= now:
+                raise ServiceError("You are not away in this game.")
+            await tx.update_seat(game.id, seat, away_until=None)
+            for t in await tx.timers(game.id):
+                if t.kind == "reminder" and t.seat == seat:
+                    await tx.reschedule_timer(
+                        t.id, now + info.settings.reminder_hours * HOUR)
+        return Outcome(game=info, public=[Post(f"{me.name} is back.")],
+                       reply=Reply("Welcome back: reminders are on again."))
+
+    async def replace_player(
+        self, channel_id: int, user_id: int, old_user_id: int, new_user_id: int,
+        new_name: str, *, is_admin: bool = False,
+    ) -> Outcome:
+        """Give a seat to another user (creator or admin): the seat keeps its cards, Ecus,
+        cubes and buildings; the new player gets the hand by DM (and the turn, if it is the
+        seat's). A replaced creator hands the creator's rights on too."""
+        now = self.clock()
+        async with self.storage.write() as tx:
+            game, info, seat = await self._managed_seat(
+                tx, channel_id, user_id, old_user_id, is_admin, "replace a player")
+            if info.seat_of(new_user_id) is not None:
+                raise LobbyError(f"{new_name} already sits in this game; choose someone else.")
+            old_name = info.names[seat]
+            await tx.update_seat(game.id, seat, user_id=new_user_id, name=new_name, muted=0,
+                                 away_until=None, removed=0)
+            fields: dict[str, object] = {}
+            if game.creator_id == old_user_id:
+                fields["creator_id"] = new_user_id
+            await tx.update_game(game.id, game.version, now=now, **fields)
+            game = await self._reload(tx, game.id)
+            info = self._info(game, await tx.seats(game.id))
+            await tx.add_note(game.id, await tx.last_seq(game.id),
+                              f"{new_name} replaced {old_name}.", now, user_id)
+            state = self._state(game) if game.status == "active" else None
+            if state is not None and engine.current_seat(state) == seat:
+                await self._schedule(tx, info, state, now, fresh=True)
+        text = f"{new_name} takes over {old_name}'s seat"
+        text += ": cards, Ecus, cubes and buildings stay with it." if state else "."
+        out = Outcome(game=info, public=[Post(text)])
+        if state is not None and not state.over:
+            out.direct.append(self._hand_dm(state, seat, info))
+            if engine.current_seat(state) == seat:
+                self._turn_notice(out, info, None, state)
+        return out
+
+    async def kick(self, channel_id: int, user_id: int, target_user_id: int, *,
+                   is_admin: bool = False) -> Outcome:
+        """Remove a player (creator or admin), e.g. one who left the server. In the lobby his
+        place is freed; in a game under way his seat stays, and from now on his turns end at
+        once and his choices take their R37 default (no timers, no DMs)."""
+        now = self.clock()
+        async with self.storage.write() as tx:
+            game, info, seat = await self._managed_seat(
+                tx, channel_id, user_id, target_user_id, is_admin, "remove a player")
+            name = info.names[seat]
+            if game.status == "lobby":
+                await tx.remove_seat(game.id, target_user_id)
+                seats = await tx.seats(game.id)
+                status = "lobby" if seats else "abandoned"
+                await tx.update_game(game.id, game.version, now=now, status=status)
+                game = await self._reload(tx, game.id)
+                return Outcome(game=self._info(game, seats),
+                               public=[Post(f"{name} is removed from the game.")])
+            me = info.seat_info(seat)
+            assert me is not None
+            if me.removed:
+                raise LobbyError(f"{name} has already been removed.")
+            if sum(1 for s in info.seats if not s.removed) <= 1:
+                raise LobbyError("Nobody would be left to play: /abandon the game instead.")
+            await tx.update_seat(game.id, seat, removed=1, muted=1, away_until=None)
+            await tx.add_note(game.id, await tx.last_seq(game.id),
+                              f"{name} was removed from the game.", now, user_id)
+            info = self._info(game, await tx.seats(game.id))
+            state = self._state(game)
+            text = (f"{name} is removed from the game: the seat stays, and the bot ends its "
+                    "turns at once and takes the default of its choices (R37).")
+            if game.paused_at is None and engine.current_seat(state) == seat:
+                return await self._play(tx, game, info, state, now, intro=text)
+            version = await tx.update_game(game.id, game.version, now=now)
+            info = replace(info, version=version)
+        return Outcome(game=info, public=[Post(text)])
+
+    async def my_games(self, user_id: int) -> Outcome:
+        """Every live game the user sits in, on any server: where, whose turn, a link."""
+        async with self.storage.read() as q:
+            rows = [(g, await q.seats(g.id)) for g in await q.games_of_user(user_id)]
+        lines = []
+        for game, seats in rows[:25]:
+            info = self._info(game, seats)
+            what = self._game_line(game, info, user_id)
+            lines.append(f"- <#{game.channel_id}> {info.link}: {what}")
+        if not lines:
+            text = "You are not playing in any game right now. Open one with /create."
+        else:
+            text = "Your games:\n" + "\n".join(lines)
+            if len(rows) > 25:
+                text += f"\n… and {len(rows) - 25} more."
+        return Outcome(game=None, reply=Reply(text))
+
+    def _game_line(self, game: GameRow, info: GameInfo, user_id: int) -> str:
+        if game.status == "lobby":
+            return f"waiting in the lobby ({len(info.seats)} seated)"
+        try:
+            state = self._state(game)
+        except EngineError:
+            return "its saved state is damaged (/rebuild)"
+        seat = engine.current_seat(state)
+        if seat is None:
+            return "finished"
+        choice = state.pending is not None
+        if info.user_of(seat) == user_id:
+            who = "**your choice**" if choice else "**your turn**"
+        else:
+            who = f"{info.names.get(seat, '?')}'s {'choice' if choice else 'turn'}"
+        line = f"round {state.round} of 7, {who} since {when(game.updated_at)}"
+        if game.paused_at is not None:
+            line += " (paused)"
+        return line
