@@ -15,6 +15,7 @@ JSON columns as text (the service validates them).
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
 import sqlite3
 from collections.abc import AsyncIterator, Sequence
@@ -114,6 +115,40 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX notes_game ON notes (game_id, id);
     """,
+    # 3: the transactional outbox, notices told once, previewed moves waiting for Confirm
+    """
+    CREATE TABLE outbox (                                    -- what people must be told
+        id         INTEGER PRIMARY KEY AUTOINCREMENT,        -- never reused: it is the nonce
+        game_id    INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+        kind       TEXT NOT NULL,                            -- post, ping, direct, reply
+        user_id    INTEGER,                                  -- ping, direct: whom
+        body       TEXT NOT NULL,                            -- JSON: text, image, decision …
+        created_at REAL NOT NULL,
+        attempts   INTEGER NOT NULL DEFAULT 0,
+        next_at    REAL NOT NULL,                            -- not before (retry backoff)
+        sent_at    REAL,                                     -- NULL until delivered
+        result     TEXT                                      -- sent, fallback, late, failed …
+    );
+    CREATE INDEX outbox_unsent ON outbox (game_id, id) WHERE sent_at IS NULL;
+
+    CREATE TABLE notices (                                   -- said once per game and user
+        game_id    INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+        user_id    INTEGER NOT NULL,                         -- 0 for the channel itself
+        kind       TEXT NOT NULL,                            -- dm_closed, missing_permission
+        created_at REAL NOT NULL,
+        PRIMARY KEY (game_id, user_id, kind)
+    );
+
+    CREATE TABLE pending_moves (                             -- a preview's Confirm button
+        key        TEXT PRIMARY KEY,
+        game_id    INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+        version    INTEGER NOT NULL,
+        user_id    INTEGER NOT NULL,
+        line       TEXT NOT NULL,                            -- the command line previewed
+        state      TEXT NOT NULL DEFAULT 'open',             -- open, confirmed, cancelled
+        created_at REAL NOT NULL
+    );
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -192,6 +227,35 @@ class TimerRow:
     payload: str
     created_at: float
 
+
+@dataclass(frozen=True)
+class OutboxRow:
+    id: int
+    game_id: int
+    kind: str
+    user_id: int | None
+    body: str
+    created_at: float
+    attempts: int
+    next_at: float
+    sent_at: float | None
+    result: str | None
+
+
+@dataclass(frozen=True)
+class PendingMoveRow:
+    key: str
+    game_id: int
+    version: int
+    user_id: int
+    line: str
+    state: str
+    created_at: float
+
+
+_OUTBOX_COLS = ("id, game_id, kind, user_id, body, created_at, attempts, next_at, sent_at, "
+                "result")
+_PENDING_COLS = "key, game_id, version, user_id, line, state, created_at"
 
 _GAME_COLS = (
     "id, guild_id, channel_id, creator_id, status, settings, seed, state, checkpoint, "
@@ -314,6 +378,25 @@ class Queries:
     async def next_due(self) -> float | None:
         row = await self._one("SELECT MIN(due_at) FROM timers")
         return float(row[0]) if row and row[0] is not None else None
+
+    async def unsent(self, game_id: int | None = None, limit: int = 200) -> list[OutboxRow]:
+        """Undelivered outbox rows, oldest first (of one game, or of all games)."""
+        where = "sent_at IS NULL" + ("" if game_id is None else " AND game_id = ?")
+        args: tuple[Any, ...] = () if game_id is None else (game_id,)
+        rows = await self._all(
+            f"SELECT {_OUTBOX_COLS} FROM outbox WHERE {where} ORDER BY id LIMIT ?",
+            (*args, limit),
+        )
+        return [OutboxRow(*r) for r in rows]
+
+    async def outbox_row(self, row_id: int) -> OutboxRow | None:
+        row = await self._one(f"SELECT {_OUTBOX_COLS} FROM outbox WHERE id = ?", (row_id,))
+        return OutboxRow(*row) if row else None
+
+    async def pending_move(self, key: str) -> PendingMoveRow | None:
+        row = await self._one(f"SELECT {_PENDING_COLS} FROM pending_moves WHERE key = ?",
+                              (key,))
+        return PendingMoveRow(*row) if row else None
 
 
 class Tx(Queries):
@@ -470,6 +553,56 @@ class Tx(Queries):
         cur = await self._conn.execute("DELETE FROM timers WHERE id = ?", (timer_id,))
         return cur.rowcount == 1
 
+    async def add_outbox(self, *, game_id: int, kind: str, user_id: int | None, body: str,
+                         now: float) -> int:
+        cur = await self._conn.execute(
+            "INSERT INTO outbox (game_id, kind, user_id, body, created_at, next_at) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (game_id, kind, user_id, body, now, now),
+        )
+        assert cur.lastrowid is not None
+        return cur.lastrowid
+
+    async def mark_sent(self, row_id: int, now: float, result: str) -> None:
+        await self._conn.execute(
+            "UPDATE outbox SET sent_at = ?, result = ?, attempts = attempts + 1 WHERE id = ?",
+            (now, result, row_id),
+        )
+
+    async def retry_later(self, row_id: int, next_at: float, result: str) -> None:
+        await self._conn.execute(
+            "UPDATE outbox SET attempts = attempts + 1, next_at = ?, result = ? WHERE id = ?",
+            (next_at, result, row_id),
+        )
+
+    async def prune_outbox(self, before: float) -> int:
+        """Delete delivered rows sent before ``before``; returns how many."""
+        cur = await self._conn.execute(
+            "DELETE FROM outbox WHERE sent_at IS NOT NULL AND sent_at < ?", (before,))
+        return cur.rowcount
+
+    async def notice_once(self, game_id: int, user_id: int, kind: str, now: float) -> bool:
+        """Record that ``kind`` was told about ``user_id`` in this game; True the first time."""
+        cur = await self._conn.execute(
+            "INSERT OR IGNORE INTO notices (game_id, user_id, kind, created_at) "
+            "VALUES (?, ?, ?, ?)",
+            (game_id, user_id, kind, now),
+        )
+        return cur.rowcount == 1
+
+    async def add_pending_move(self, *, key: str, game_id: int, version: int, user_id: int,
+                               line: str, now: float) -> None:
+        await self._conn.execute(
+            f"INSERT INTO pending_moves ({_PENDING_COLS}) VALUES (?, ?, ?, ?, ?, 'open', ?)",
+            (key, game_id, version, user_id, line, now),
+        )
+
+    async def set_pending_state(self, key: str, old: str, new: str) -> bool:
+        """Move a previewed move from ``old`` to ``new``; False if it was not ``old``."""
+        cur = await self._conn.execute(
+            "UPDATE pending_moves SET state = ? WHERE key = ? AND state = ?", (new, key, old))
+        return cur.rowcount == 1
+
 
 def _seat_row(r: Sequence[Any]) -> SeatRow:
     return SeatRow(r[0], r[1], r[2], r[3], r[4], bool(r[5]), r[6], bool(r[7]))
@@ -488,6 +621,9 @@ class Storage:
         self._reader: aiosqlite.Connection | None = None
         self._write_lock = asyncio.Lock()
         self._read_lock = asyncio.Lock()
+        # the write transaction open in this task, so that a nested ``write()`` joins it
+        self._open_tx: contextvars.ContextVar[Tx | None] = contextvars.ContextVar(
+            f"khronos_tx_{id(self)}", default=None)
 
     @classmethod
     def in_dir(cls, data_dir: str | Path, **kwargs: Any) -> Storage:
@@ -566,16 +702,26 @@ class Storage:
     @asynccontextmanager
     async def write(self) -> AsyncIterator[Tx]:
         """One write transaction (``BEGIN IMMEDIATE``), alone on the writer connection.
-        Commits when the block ends; rolls back if it raises."""
+        Commits when the block ends; rolls back if it raises. Inside an open ``write()`` of
+        the same task, a nested ``write()`` joins it: the outer block commits (the service
+        writes a command's outbox rows that way, in the command's own transaction)."""
         assert self._writer is not None, "Storage.open() first"
+        joined = self._open_tx.get()
+        if joined is not None:
+            yield joined
+            return
         async with self._write_lock:
             conn = self._writer
             await conn.execute("BEGIN IMMEDIATE")
+            tx = Tx(conn)
+            token = self._open_tx.set(tx)
             try:
-                yield Tx(conn)
+                yield tx
             except BaseException:
                 await asyncio.shield(conn.execute("ROLLBACK"))
                 raise
+            finally:
+                self._open_tx.reset(token)
             try:
                 await self._commit(conn)
             except BaseException:

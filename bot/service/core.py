@@ -8,7 +8,7 @@ import secrets
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -26,6 +26,7 @@ from ..storage import GameRow, Queries, SeatRow, Storage, Tx
 from .texts import (
     cards_text,
     channel_link,
+    format_names,
     hand_text,
     when,
 )
@@ -141,16 +142,24 @@ class GameInfo:
         return next((s.seat for s in self.seats if s.user_id == user_id), None)
 
 
-class Image:
-    """An image to render: ``boards`` → ``render.boards_png(view, names, highlights)`` with
-    ``render.highlights_from_events(events)``; ``hand`` → ``render.hand_png(view, names)``.
-    ``view`` (the public view, or ``seat``'s player view) is computed when first asked for."""
+ImageKind = Literal["boards", "move", "hand", "compare", "summary"]
 
-    __slots__ = ("_before", "_state", "_view", "age", "alt", "events", "kind", "names", "seat")
+
+class Image:
+    """An image to render (``bot.images.render_image``): ``move`` → the moved age large and the
+    others small (``render.move_png``), the post after a move; ``boards`` → every age large
+    (``render.boards_png``), or one age (``age``); ``hand`` → ``render.hand_png``; ``compare``
+    → before and after a move; ``summary`` → the end-of-game picture, from the seed and the
+    effective move log (``moves``: ``(seat, action JSON)`` pairs).
+    ``view`` (the public view, or ``seat``'s player view) is computed when first asked for.
+    ``to_json``/``from_json`` store an image in the outbox (it needs its state)."""
+
+    __slots__ = ("_before", "_state", "_view", "age", "alt", "events", "kind", "moves", "names",
+                 "seat", "seed")
 
     def __init__(
         self,
-        kind: Literal["boards", "hand", "compare"],
+        kind: ImageKind,
         state: GameState | None = None,
         names: dict[int, str] | None = None,
         events: Sequence[Event] = (),
@@ -160,6 +169,8 @@ class Image:
         age: engine.Age | None = None,
         view: PublicView | PlayerView | None = None,
         before: GameState | None = None,
+        seed: int | None = None,
+        moves: Sequence[tuple[int, str]] = (),
     ) -> None:
         if state is None and view is None:
             raise ValueError("an Image needs a state or a view")
@@ -172,6 +183,12 @@ class Image:
         self.age = age  # one board shown large (/board might); None: all three
         self._view: PublicView | PlayerView | None = view
         self._before = before  # "compare": the state before the move (``alt`` is the title)
+        self.seed = seed  # "summary": the game's seed
+        self.moves = tuple(moves)  # "summary": the effective move log
+
+    @property
+    def state(self) -> GameState | None:
+        return self._state
 
     @property
     def before_view(self) -> PublicView:
@@ -191,8 +208,44 @@ class Image:
         return self._view
 
     def with_age(self, age: engine.Age | None) -> Image:
-        return Image(self.kind, self._state, self.names, self.events, self.alt, seat=self.seat,
-                     age=age, view=self._view)
+        kind: ImageKind = "boards" if self.kind == "move" else self.kind
+        return Image(kind, self._state, self.names, self.events, self.alt, seat=self.seat,
+                     age=age, view=self._view, before=self._before, seed=self.seed,
+                     moves=self.moves)
+
+    def to_json(self) -> dict[str, Any]:
+        """The image as JSON for the outbox. Raises ValueError for an image of a view only."""
+        if self._state is None:
+            raise ValueError("only an image of a state can be stored")
+        return {
+            "kind": self.kind,
+            "state": self._state.model_dump(mode="json"),
+            "names": {str(k): v for k, v in self.names.items()},
+            "events": [e.model_dump(mode="json") for e in self.events],
+            "alt": self.alt,
+            "seat": self.seat,
+            "age": self.age.name if self.age is not None else None,
+            "before": self._before.model_dump(mode="json") if self._before else None,
+            "seed": self.seed,
+            "moves": [list(m) for m in self.moves],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Image:
+        before = data.get("before")
+        age = data.get("age")
+        return cls(
+            data["kind"],
+            GameState.model_validate(data["state"]),
+            {int(k): v for k, v in data["names"].items()},
+            [Event.model_validate(e) for e in data["events"]],
+            data["alt"],
+            seat=data["seat"],
+            age=engine.Age[age] if age else None,
+            before=GameState.model_validate(before) if before else None,
+            seed=data.get("seed"),
+            moves=[(int(s), str(a)) for s, a in data.get("moves", [])],
+        )
 
     def __repr__(self) -> str:
         return f"Image({self.kind!r}, seat={self.seat}, age={self.age}, events={len(self.events)})"
@@ -264,6 +317,9 @@ class Outcome:
     pings: list[Ping] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
     decision: DecisionInfo | None = None
+    # outbox rows written for it in the command's own transaction (empty for reads)
+    outbox: list[int] = field(default_factory=list)
+    reply_row: int | None = None  # the row of ``reply``, delivered after the others
 
 
 @dataclass(frozen=True)
@@ -295,8 +351,12 @@ class ServiceCore:
         *,
         clock: Callable[[], float] = time.time,
         seeds: Callable[[], int] | None = None,
+        outbox: bool = True,
     ) -> None:
         self.storage = storage
+        # commands store what they say in the outbox (a deliverer sends it); the terminal,
+        # which shows an outcome at once and has no deliverer, turns it off
+        self.use_outbox = outbox
         self.clock = clock
         self.seeds = seeds or (lambda: secrets.randbits(63))
 
@@ -403,7 +463,7 @@ class ServiceCore:
             decision = self._decision(info, new)
             out.decision = decision
             if old is None or old.pending != new.pending:
-                prompt = engine.format_text(new.pending.prompt, names)
+                prompt = format_names(new.pending.prompt, names)
                 if decision.user_id is not None:
                     out.direct.append(
                         Direct(decision.user_id, "choice", f"You have a choice to make: {prompt}",
@@ -434,15 +494,17 @@ class ServiceCore:
         d = state.pending
         return DecisionInfo(
             game_id=info.game_id, version=info.version, seat=d.seat, user_id=info.user_of(d.seat),
-            prompt=engine.format_text(d.prompt, names),
-            options=tuple(engine.format_text(o.label, names) for o in d.options),
+            prompt=format_names(d.prompt, names),
+            options=tuple(format_names(o.label, names) for o in d.options),
             default=d.default,
         )
 
     @staticmethod
-    def _boards(state: GameState, names: dict[int, str], events: Sequence[Event]) -> Image:
+    def _boards(state: GameState, names: dict[int, str], events: Sequence[Event],
+                kind: ImageKind = "boards") -> Image:
+        """The boards after a move (``move``: the moved age large) or all three (``boards``)."""
         alt = f"The three boards, round {state.round}, {names.get(state.turn, '?')} to play."
-        return Image("boards", state, names, events, alt)
+        return Image(kind, state, names, events, alt)
 
     @staticmethod
     def _hand_dm(state: GameState, seat: int, info: GameInfo) -> Direct:

@@ -27,6 +27,7 @@ from .core import (
     Reply,
     ServiceError,
 )
+from .outbox import outboxed
 from .reading import ReadingMixin
 from .texts import (
     hours_text,
@@ -39,6 +40,7 @@ class LifecycleMixin(ReadingMixin):
 
     # --- damage and rebuild ------------------------------------------------------------------
 
+    @outboxed
     async def rebuild(self, channel_id: int, user_id: int, *, is_admin: bool = False) -> Outcome:
         """Rebuild the channel's game from its seed and move log (a player of the game, its
         creator or a server admin). Works whether or not the stored state still validates."""
@@ -74,6 +76,7 @@ class LifecycleMixin(ReadingMixin):
         return (f"reminders after {hours_text(settings.reminder_hours)} without a move, "
                 f"{deadline}")
 
+    @outboxed
     async def update_settings(
         self, channel_id: int, user_id: int, *, reminder_hours: float | None = None,
         deadline_hours: float | None = None, is_admin: bool = False,
@@ -108,6 +111,7 @@ class LifecycleMixin(ReadingMixin):
             await tx.add_note(game.id, await tx.last_seq(game.id), text, now, user_id)
         return Outcome(game=info, public=[Post(text)])
 
+    @outboxed
     async def pause(self, channel_id: int, user_id: int, *, is_admin: bool = False) -> Outcome:
         """Pause the game (creator or admin): its timers are cancelled and moves wait."""
         now = self.clock()
@@ -128,6 +132,7 @@ class LifecycleMixin(ReadingMixin):
         return Outcome(game=info, public=[Post(
             f"{who} pauses the game: no moves, reminders or deadlines until /resume.")])
 
+    @outboxed
     async def resume(self, channel_id: int, user_id: int, *, is_admin: bool = False) -> Outcome:
         """Resume a paused game (creator or admin): whoever must act gets fresh timers."""
         now = self.clock()
@@ -154,6 +159,7 @@ class LifecycleMixin(ReadingMixin):
         self._turn_notice(out, info, None, state)
         return out
 
+    @outboxed
     async def set_muted(self, channel_id: int, user_id: int, muted: bool) -> Outcome:
         """Turn the user's reminder DMs in this game off or on (deadlines still apply)."""
         async with self.storage.write() as tx:
@@ -168,6 +174,7 @@ class LifecycleMixin(ReadingMixin):
             text = "Reminders for this game are on again for you."
         return Outcome(game=info, reply=Reply(text))
 
+    @outboxed
     async def away(self, channel_id: int, user_id: int, hours: float) -> Outcome:
         """Declare an absence of ``hours``: no reminders until it ends, and the user's
         deadlines are extended by it (at once if it is his turn, else when his turn comes)."""
@@ -204,6 +211,7 @@ class LifecycleMixin(ReadingMixin):
         return Outcome(game=info, public=[Post(text)],
                        reply=Reply(f"Noted: away for {hours_text(hours)}. /back ends it sooner."))
 
+    @outboxed
     async def back(self, channel_id: int, user_id: int) -> Outcome:
         """End the user's declared absence (deadlines already extended stay extended)."""
         now = self.clock()
@@ -223,6 +231,7 @@ class LifecycleMixin(ReadingMixin):
         return Outcome(game=info, public=[Post(f"{me.name} is back.")],
                        reply=Reply("Welcome back: reminders are on again."))
 
+    @outboxed
     async def replace_player(
         self, channel_id: int, user_id: int, old_user_id: int, new_user_id: int,
         new_name: str, *, is_admin: bool = False,
@@ -259,6 +268,7 @@ class LifecycleMixin(ReadingMixin):
                 self._turn_notice(out, info, None, state)
         return out
 
+    @outboxed
     async def kick(self, channel_id: int, user_id: int, target_user_id: int, *,
                    is_admin: bool = False) -> Outcome:
         """Remove a player (creator or admin), e.g. one who left the server. In the lobby his

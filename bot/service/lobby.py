@@ -24,6 +24,7 @@ from .core import (
     Post,
 )
 from .moves import MovesMixin
+from .outbox import outboxed
 from .texts import (
     status_text,
 )
@@ -34,6 +35,7 @@ class LobbyMixin(MovesMixin):
 
     # --- lobby ---------------------------------------------------------------------------
 
+    @outboxed
     async def create_game(
         self,
         channel_id: int,
@@ -79,6 +81,7 @@ class LobbyMixin(MovesMixin):
             ],
         )
 
+    @outboxed
     async def join(self, channel_id: int, user_id: int, name: str) -> Outcome:
         now = self.clock()
         async with self.storage.write() as tx:
@@ -102,6 +105,7 @@ class LobbyMixin(MovesMixin):
         info = self._info(game, seats, version)
         return Outcome(game=info, public=[Post(f"{name} joins the game ({len(seats)} seated).")])
 
+    @outboxed
     async def leave(self, channel_id: int, user_id: int) -> Outcome:
         now = self.clock()
         async with self.storage.write() as tx:
@@ -125,6 +129,7 @@ class LobbyMixin(MovesMixin):
             text += " Nobody is left; the game is closed."
         return Outcome(game=self._info(game, seats, version), public=[Post(text)])
 
+    @outboxed
     async def start(self, channel_id: int, user_id: int, *, is_admin: bool = False) -> Outcome:
         """Start the lobby's game (its creator or a server admin): seats in random order,
         first player from the engine's seeded RNG."""
@@ -165,12 +170,13 @@ class LobbyMixin(MovesMixin):
             f"{intro + ' ' if intro else ''}The game begins. Seat order: {order_text}. "
             f"{names[state.turn]} plays first."
         )
-        out = Outcome(game=info, public=[Post(text, self._boards(state, names, ()))])
+        out = Outcome(game=info, public=[Post(text, self._boards(state, names, (), "move"))])
         for s in new_seats:
             out.direct.append(self._hand_dm(state, s.seat, info))
         self._turn_notice(out, info, None, state)
         return out
 
+    @outboxed
     async def abandon(self, channel_id: int, user_id: int, *, is_admin: bool = False) -> Outcome:
         now = self.clock()
         async with self.storage.write() as tx:

@@ -4,6 +4,7 @@ one replay of a move log from the seed (style 7)."""
 from __future__ import annotations
 
 import json
+import secrets
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -24,17 +25,21 @@ from engine import (
     StaleState,
 )
 
-from ..storage import GameRow, MoveRow, Queries, Tx
+from ..storage import GameRow, MoveRow, PendingMoveRow, Queries, Tx
 from .core import (
     _DAMAGED,
     DRAW_KINDS,
     DamagedGame,
     GameInfo,
+    Image,
+    NoGameHere,
     Outcome,
+    PermissionDenied,
     Post,
     ServiceCore,
     UndoRefused,
 )
+from .outbox import outboxed
 from .texts import (
     _rename,
     events_text,
@@ -73,6 +78,13 @@ def replay(
 
 
 
+_HELD_GONE = "This preview is no longer available; nothing was played. Run the command again."
+_HELD_DONE = {
+    "confirmed": "This move was already confirmed and played; /undo takes it back in your turn.",
+    "cancelled": "This preview was cancelled; nothing was played. Run the command again.",
+}
+
+
 def _choose(option: int) -> Choose:
     if option < 0:
         raise MalformedAction("Choose one of the options by its number.", "R37")
@@ -85,28 +97,75 @@ class MovesMixin(ServiceCore):
 
     # --- moves -----------------------------------------------------------------------------
 
+    @outboxed
     async def act(
         self, channel_id: int, user_id: int, action: Action, *, expect_version: int | None = None
     ) -> Outcome:
         """Play ``action`` (any engine action) as the user's seat in the channel's game."""
         return await self._act(channel_id, None, user_id, action, expect_version)
 
+    @outboxed
     async def act_in_game(
         self, game_id: int, user_id: int, action: Action, *, expect_version: int | None = None
     ) -> Outcome:
         """``act`` for a game named by its id (buttons in DMs know the game, not the channel)."""
         return await self._act(None, game_id, user_id, action, expect_version)
 
+    @outboxed
     async def choose(
         self, channel_id: int, user_id: int, option: int, *, expect_version: int | None = None
     ) -> Outcome:
         """Answer the pending decision with option ``option`` (0-based index)."""
         return await self._act(channel_id, None, user_id, _choose(option), expect_version)
 
+    @outboxed
     async def choose_in_game(
         self, game_id: int, user_id: int, option: int, *, expect_version: int | None = None
     ) -> Outcome:
         return await self._act(None, game_id, user_id, _choose(option), expect_version)
+
+    # --- previews waiting for Confirm (the move is kept here, its key goes in the button) ----
+
+    async def hold_preview(self, game_id: int, version: int, user_id: int,
+                           action: Action) -> str:
+        """Keep a previewed move until its player confirms or cancels it; returns its key
+        (16 URL-safe characters, for a button's ``custom_id``)."""
+        key = secrets.token_urlsafe(12)
+        async with self.storage.write() as tx:
+            await tx.add_pending_move(key=key, game_id=game_id, version=version,
+                                      user_id=user_id,
+                                      line=json.dumps(engine.dump_action(action)),
+                                      now=self.clock())
+        return key
+
+    @outboxed
+    async def confirm_preview(self, key: str, user_id: int) -> Outcome:
+        """Play the previewed move ``key`` (only its player, only once, only if the game has
+        not moved on). Refused if it was cancelled or already played."""
+        async with self.storage.write() as tx:
+            held = await self._held(tx, key, user_id)
+            if not await tx.set_pending_state(key, "open", "confirmed"):
+                raise PermissionDenied(_HELD_DONE.get(held.state, _HELD_GONE))
+            action = engine.parse_action(held.line)
+            return await self._act(None, held.game_id, user_id, action, held.version)
+
+    async def cancel_preview(self, key: str, user_id: int) -> str:
+        """Cancel the previewed move ``key``; returns the sentence for the player (a move
+        already confirmed is not "cancelled": it was played)."""
+        async with self.storage.write() as tx:
+            held = await self._held(tx, key, user_id)
+            if await tx.set_pending_state(key, "open", "cancelled"):
+                return "Cancelled: nothing was played."
+        return _HELD_DONE.get(held.state, _HELD_GONE)
+
+    @staticmethod
+    async def _held(q: Queries, key: str, user_id: int) -> PendingMoveRow:
+        held = await q.pending_move(key)
+        if held is None:
+            raise NoGameHere(_HELD_GONE)
+        if held.user_id != user_id:
+            raise PermissionDenied("Only the player who asked for this preview can answer it.")
+        return held
 
     async def _act(
         self,
@@ -227,7 +286,14 @@ class MovesMixin(ServiceCore):
             texts.append(events_text(evs, names))
         info = replace(info, version=version, status="over" if new.over else info.status)
         await self._schedule(tx, info, new, now)
-        return self._after_move(info, state, new, events, actor, "\n".join(t for t in texts if t))
+        out = self._after_move(info, state, new, events, actor, "\n".join(t for t in texts if t))
+        if new.over:  # the end-of-game picture: where every player's Ecus came from
+            live = effective_moves(await tx.moves(game.id))
+            out.public.append(Post(
+                "The game in one picture: each player's Ecus by board and round.",
+                Image("summary", new, names, (), "The end-of-game summary", seed=game.seed,
+                      moves=[(m.seat, m.action) for m in live])))
+        return out
 
     def _after_move(
         self, info: GameInfo, old: GameState, new: GameState, events: list[Event], actor: int,
@@ -238,7 +304,7 @@ class MovesMixin(ServiceCore):
             text = events_text(events, names)
         out = Outcome(
             game=info,
-            public=[Post(text, self._boards(new, names, events))],
+            public=[Post(text, self._boards(new, names, events, "move"))],
             events=list(events),
         )
         gone = {s.seat for s in info.seats if s.removed}
@@ -252,6 +318,7 @@ class MovesMixin(ServiceCore):
 
     # --- undo -------------------------------------------------------------------------------
 
+    @outboxed
     async def undo(self, channel_id: int, user_id: int) -> Outcome:
         """Take back the user's last action of his current turn. Never across a card draw
         (exchange, Hold'em swap, end of turn) or another player's move."""
@@ -305,7 +372,7 @@ class MovesMixin(ServiceCore):
             )
             info = replace(info, version=version)
             await self._schedule(tx, info, restored, now)
-        out = Outcome(game=info, public=[Post(text, self._boards(restored, names, ()))],
+        out = Outcome(game=info, public=[Post(text, self._boards(restored, names, (), "move"))],
                       events=[undo_event])
         out.direct.append(self._hand_dm(restored, seat, info))
         self._turn_notice(out, info, state, restored)

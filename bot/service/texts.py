@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import engine
@@ -12,6 +13,15 @@ from engine import (
 )
 
 # --- texts ------------------------------------------------------------------------------------
+
+
+_SEAT_TOKEN = re.compile(r"\{P(\d+)\}")
+
+
+def format_names(text: str, names: dict[int, str]) -> str:
+    """Replace the engine's seat tokens (``{P0}``, ``{P1}`` …) with names in one pass, so that
+    a name that itself looks like a token (a player called ``{P1}``) stays as it is."""
+    return _SEAT_TOKEN.sub(lambda m: names.get(int(m[1]), m[0]), text)
 
 
 def channel_link(guild_id: int | None, channel_id: int) -> str:
@@ -70,7 +80,7 @@ def status_text(state: GameState, names: dict[int, str], status: str) -> str:
         lines.append(f"Face-up cards: {cards_text(state.reserve)}")
     if state.pending is not None:
         who = names.get(state.pending.seat, "?")
-        prompt = engine.format_text(state.pending.prompt, names)
+        prompt = format_names(state.pending.prompt, names)
         lines.append(f"Waiting for {who} to choose: {prompt}")
     if state.over:
         lines.append("Winner: " + " and ".join(names.get(s, "?") for s in state.winners))
@@ -80,13 +90,13 @@ def status_text(state: GameState, names: dict[int, str], status: str) -> str:
 def events_text(events: Sequence[Event], names: dict[int, str]) -> str:
     lines = []
     for ev in events:
-        lines.append(engine.format_text(ev.text, names))
-        lines.extend("  " + engine.format_text(b, names) for b in ev.breakdown)
+        lines.append(format_names(ev.text, names))
+        lines.extend("  " + format_names(b, names) for b in ev.breakdown)
     return "\n".join(lines)
 
 
 def _rename(exc: EngineError, names: dict[int, str]) -> EngineError:
     """The engine writes seats as ``{P0}``; the user reads names."""
-    exc.message = engine.format_text(exc.message, names)
+    exc.message = format_names(exc.message, names)
     exc.args = (exc.message,)
     return exc

@@ -23,8 +23,10 @@ from .core import (
     Post,
 )
 from .moves import MovesMixin
+from .outbox import outboxed
 from .texts import (
     cards_text,
+    format_names,
     hand_text,
     hours_text,
     when,
@@ -50,6 +52,7 @@ class TimersMixin(MovesMixin):
             if await tx.timer(timer_id) is not None:
                 await tx.reschedule_timer(timer_id, self.clock() + seconds)
 
+    @outboxed
     async def fire_timer(self, timer_id: int) -> Outcome | None:
         """Handle one due timer in one transaction, exactly once: the timer is rescheduled
         (reminder) or deleted (warning, deadline) in the same transaction, so a second
@@ -153,7 +156,7 @@ class TimersMixin(MovesMixin):
         assert me is not None
         if state.pending is not None and state.pending.seat == seat:
             waiting = ("waits for your choice: "
-                       + engine.format_text(state.pending.prompt, names))
+                       + format_names(state.pending.prompt, names))
         else:
             waiting = f"waits for your turn (round {state.round} of 7)"
         lines = [
@@ -186,7 +189,7 @@ class TimersMixin(MovesMixin):
         lines = []
         for m in moves:
             events = [Event.model_validate(e) for e in json.loads(m.events)]
-            text = " ".join(engine.format_text(e.text, info.names) for e in events)
+            text = " ".join(format_names(e.text, info.names) for e in events)
             lines.append("- " + (text[:180] + "…" if len(text) > 180 else text))
         if len(lines) > limit:
             lines = [f"- … {len(lines) - limit} earlier moves", *lines[-limit:]]
