@@ -15,6 +15,7 @@ JSON columns as text (the service validates them).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import json
 import sqlite3
@@ -712,6 +713,7 @@ class Storage:
             return
         async with self._write_lock:
             conn = self._writer
+            await _end_abandoned(conn)
             await conn.execute("BEGIN IMMEDIATE")
             tx = Tx(conn)
             token = self._open_tx.set(tx)
@@ -738,11 +740,12 @@ class Storage:
         assert self._reader is not None, "Storage.open() first"
         async with self._read_lock:
             conn = self._reader
+            await _end_abandoned(conn)
             await conn.execute("BEGIN")
             try:
                 yield Queries(conn)
             finally:
-                await conn.execute("COMMIT")
+                await asyncio.shield(conn.execute("COMMIT"))
 
     async def checkpoint_wal(self) -> None:
         """Copy the WAL into the main file and truncate it (for size measurements, backups)."""
@@ -758,6 +761,16 @@ class Storage:
             row3 = await q._one("PRAGMA freelist_count")
         assert row1 and row2 and row3
         return (int(row1[0]) - int(row3[0])) * int(row2[0])
+
+
+async def _end_abandoned(conn: aiosqlite.Connection) -> None:
+    """Roll back a transaction that a cancelled caller left open (cancelled during its BEGIN,
+    or while its COMMIT was queued): without this, every later BEGIN on the connection fails
+    until a restart. A COMMIT still queued runs first (aiosqlite keeps the order), and then
+    there is nothing to roll back."""
+    if conn.in_transaction:
+        with contextlib.suppress(sqlite3.OperationalError):
+            await conn.execute("ROLLBACK")
 
 
 def _statements(script: str) -> list[str]:
