@@ -409,9 +409,14 @@ class ServiceCore:
 
     @staticmethod
     def _seat(info: GameInfo, user_id: int) -> int:
+        """The user's seat; a user without one, or removed from it (/kick), is refused: the
+        seat's hand and moves are no longer his."""
         seat = info.seat_of(user_id)
         if seat is None:
             raise NotSeated("You are not playing in this game; only its players may do that.")
+        me = info.seat_info(seat)
+        if me is not None and me.removed:
+            raise NotSeated("You were removed from this game; its seat is no longer yours.")
         return seat
 
     @staticmethod
