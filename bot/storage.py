@@ -116,8 +116,10 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX notes_game ON notes (game_id, id);
     """,
-    # 3: the transactional outbox, notices told once, previewed moves waiting for Confirm
+    # 3: the transactional outbox, notices told once, previewed moves waiting for Confirm,
+    #    and the current turn's deadline (fixed when the turn starts)
     """
+    ALTER TABLE games ADD COLUMN turn_timing TEXT;           -- JSON: turn key, deadline, credit
     CREATE TABLE outbox (                                    -- what people must be told
         id         INTEGER PRIMARY KEY AUTOINCREMENT,        -- never reused: it is the nonce
         game_id    INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
@@ -174,6 +176,7 @@ class GameRow:
     created_at: float
     updated_at: float
     paused_at: float | None = None
+    turn_timing: str | None = None
 
     @property
     def is_live(self) -> bool:
@@ -260,7 +263,7 @@ _PENDING_COLS = "key, game_id, version, user_id, line, state, created_at"
 
 _GAME_COLS = (
     "id, guild_id, channel_id, creator_id, status, settings, seed, state, checkpoint, "
-    "checkpoint_seq, version, created_at, updated_at, paused_at"
+    "checkpoint_seq, version, created_at, updated_at, paused_at, turn_timing"
 )
 _SEAT_COLS = "game_id, seat, user_id, name, joined_at, muted, away_until, removed"
 _MOVE_COLS = "id, game_id, seq, version, seat, user_id, kind, action, events, step, created_at"
@@ -442,6 +445,13 @@ class Tx(Queries):
                 "The game changed while your command was being handled; look again and retry."
             )
         return expected_version + 1
+
+    async def set_turn_timing(self, game_id: int, timing: dict[str, Any] | None) -> None:
+        """The current turn's deadline bookkeeping (no new version: it follows the move)."""
+        await self._conn.execute(
+            "UPDATE games SET turn_timing = ? WHERE id = ?",
+            (json.dumps(timing) if timing is not None else None, game_id),
+        )
 
     async def add_seat(self, game_id: int, seat: int, user_id: int, name: str, now: float) -> None:
         await self._conn.execute(

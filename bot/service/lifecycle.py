@@ -12,7 +12,7 @@ from engine import (
     MalformedAction,
 )
 
-from ..storage import GameRow
+from ..storage import GameRow, Tx
 from .core import (
     HOUR,
     MAX_AWAY_HOURS,
@@ -69,6 +69,27 @@ class LifecycleMixin(ReadingMixin):
         self._turn_notice(out, info, None, state)
         return out
 
+    async def _end_absence_credit(self, tx: Tx, info: GameInfo, seat: int, now: float) -> None:
+        """/back in his own turn: the deadline keeps only the absence really taken (from the
+        /away to now), never less than the warning's lead from now."""
+        timing = await self._turn_timing(tx, info.game_id)
+        if "away_start" not in timing or not timing.get("key", "").endswith(f":{seat}"):
+            return
+        real = max(0.0, now - float(timing["away_start"]))
+        credit = min(MAX_AWAY_HOURS * HOUR, float(timing.get("credit_before", 0.0)) + real)
+        back_by = max(0.0, float(timing.get("credit", 0.0)) - credit)
+        timing = {k: v for k, v in timing.items() if k not in ("away_start", "credit_before")}
+        timing["credit"] = credit
+        hours = info.settings.deadline_hours or 0.0
+        lead = min(HOUR, hours * HOUR / 4)
+        if "due" in timing:
+            timing["due"] = max(float(timing["due"]) - back_by, now + lead)
+        await tx.set_turn_timing(info.game_id, timing)
+        for t in await tx.timers(info.game_id):
+            if t.seat == seat and t.kind in ("deadline", "deadline_warning"):
+                await tx.reschedule_timer(t.id, max(t.due_at - back_by, now + (
+                    lead if t.kind == "deadline" else 0.0)))
+
     @staticmethod
     def settings_text(settings: GameSettings) -> str:
         deadline = (f"a deadline of {hours_text(settings.deadline_hours)} per turn"
@@ -106,7 +127,8 @@ class LifecycleMixin(ReadingMixin):
             game = await self._reload(tx, game.id)
             info = self._info(game, await tx.seats(game.id))
             if game.status == "active":
-                await self._schedule(tx, info, self._state(game), now, fresh=True)
+                await self._schedule(tx, info, self._state(game), now, fresh=True,
+                                     reset_deadline=True)
             text = f"{self._who(info, user_id)} sets {self.settings_text(settings)}."
             await tx.add_note(game.id, await tx.last_seq(game.id), text, now, user_id)
         return Outcome(game=info, public=[Post(text)])
@@ -154,7 +176,7 @@ class LifecycleMixin(ReadingMixin):
             me = info.seat_info(seat) if seat is not None else None
             if me is not None and me.removed:
                 return await self._play(tx, game, info, state, now, intro=text)
-            await self._schedule(tx, info, state, now, fresh=True)
+            await self._schedule(tx, info, state, now, fresh=True, shift=now - paused_at)
         out = Outcome(game=info, public=[Post(text)])
         self._turn_notice(out, info, None, state)
         return out
@@ -195,6 +217,18 @@ class LifecycleMixin(ReadingMixin):
             if game.status == "active" and game.paused_at is None:
                 state = self._state(game)
                 if engine.current_seat(state) == seat:
+                    if seat == state.turn:
+                        # the turn's deadline: at most MAX_AWAY_HOURS of absence in all, and
+                        # only the absence really taken counts once he is /back
+                        timing = await self._turn_timing(tx, game.id)
+                        credit = float(timing.get("credit", 0.0))
+                        extra = max(0.0, min(extra, MAX_AWAY_HOURS * HOUR - credit))
+                        if "away_start" not in timing:
+                            timing.update(away_start=now, credit_before=credit)
+                        timing["credit"] = credit + extra
+                        if "due" in timing:
+                            timing["due"] = float(timing["due"]) + extra
+                        await tx.set_turn_timing(game.id, timing)
                     for t in await tx.timers(game.id):
                         if t.seat != seat:
                             continue
@@ -224,6 +258,7 @@ class LifecycleMixin(ReadingMixin):
             if me.away_until is None or me.away_until <= now:
                 raise ServiceError("You are not away in this game.")
             await tx.update_seat(game.id, seat, away_until=None)
+            await self._end_absence_credit(tx, info, seat, now)
             for t in await tx.timers(game.id):
                 if t.kind == "reminder" and t.seat == seat:
                     await tx.reschedule_timer(
@@ -258,7 +293,7 @@ class LifecycleMixin(ReadingMixin):
                               f"{new_name} replaced {old_name}.", now, user_id)
             state = self._state(game) if game.status == "active" else None
             if state is not None and engine.current_seat(state) == seat:
-                await self._schedule(tx, info, state, now, fresh=True)
+                await self._schedule(tx, info, state, now, fresh=True, reset_deadline=True)
         text = f"{new_name} takes over {old_name}'s seat"
         text += ": cards, Ecus, cubes and buildings stay with it." if state else "."
         out = Outcome(game=info, public=[Post(text)])
