@@ -18,6 +18,8 @@ import asyncio
 import contextlib
 import contextvars
 import json
+import logging
+import os
 import sqlite3
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -27,9 +29,17 @@ from typing import Any
 
 import aiosqlite
 
-from engine import StaleState
+from engine import EngineError, StaleState
 
 DB_FILENAME = "khronos.sqlite3"
+
+log = logging.getLogger("khronos.storage")
+
+
+class StorageLost(EngineError):
+    """The database file was deleted or replaced while the bot runs: writes would be
+    acknowledged and lost (the open connections still write to the unlinked file), so every
+    write is refused until the file is back and the bot restarted."""
 
 LIVE_STATUSES = ("lobby", "active")
 
@@ -635,6 +645,8 @@ class Storage:
         # the write transaction open in this task, so that a nested ``write()`` joins it
         self._open_tx: contextvars.ContextVar[Tx | None] = contextvars.ContextVar(
             f"khronos_tx_{id(self)}", default=None)
+        self._identity: tuple[int, int] | None = None  # (device, inode) of the opened file
+        self._lost_told = False
 
     @classmethod
     def in_dir(cls, data_dir: str | Path, **kwargs: Any) -> Storage:
@@ -653,9 +665,31 @@ class Storage:
         await conn.execute("PRAGMA foreign_keys = ON")
         return conn
 
+    def _file_identity(self) -> tuple[int, int] | None:
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            return None
+        return st.st_dev, st.st_ino
+
+    def _check_file(self) -> None:
+        """Refuse a write if the database file is no longer the one opened (checked before
+        each write transaction; a stat costs microseconds)."""
+        if self._identity is None or self._file_identity() == self._identity:
+            return
+        if not self._lost_told:
+            self._lost_told = True
+            log.critical("the database file %s was deleted or replaced while the bot runs; "
+                         "every write is refused until it is restored and the bot restarted",
+                         self.path)
+        raise StorageLost(
+            "The bot's game database is unavailable, so nothing can be saved and nothing was "
+            "changed. A server admin of the bot must restore it and restart the bot.")
+
     async def open(self) -> Storage:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._writer = await self._connect()
+        self._identity = self._file_identity()
         try:
             await self.migrate()
             self._reader = await self._connect()
@@ -723,6 +757,7 @@ class Storage:
             return
         async with self._write_lock:
             conn = self._writer
+            self._check_file()
             await _end_abandoned(conn)
             await conn.execute("BEGIN IMMEDIATE")
             tx = Tx(conn)
@@ -730,15 +765,14 @@ class Storage:
             try:
                 yield tx
             except BaseException:
-                await asyncio.shield(conn.execute("ROLLBACK"))
+                await _rollback_quietly(conn)
                 raise
             finally:
                 self._open_tx.reset(token)
             try:
                 await self._commit(conn)
             except BaseException:
-                if conn.in_transaction:
-                    await asyncio.shield(conn.execute("ROLLBACK"))
+                await _rollback_quietly(conn)
                 raise
 
     async def _commit(self, conn: aiosqlite.Connection) -> None:
@@ -771,6 +805,15 @@ class Storage:
             row3 = await q._one("PRAGMA freelist_count")
         assert row1 and row2 and row3
         return (int(row1[0]) - int(row3[0])) * int(row2[0])
+
+
+async def _rollback_quietly(conn: aiosqlite.Connection) -> None:
+    """Roll back after a failure or a cancellation; an error of the rollback itself (the
+    COMMIT went through after all, the disk is gone) never replaces the original exception,
+    so a cancelled task still ends as cancelled."""
+    if conn.in_transaction:
+        with contextlib.suppress(sqlite3.Error, ValueError):
+            await asyncio.shield(conn.execute("ROLLBACK"))
 
 
 async def _end_abandoned(conn: aiosqlite.Connection) -> None:
