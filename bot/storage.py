@@ -758,8 +758,7 @@ class Storage:
         async with self._write_lock:
             conn = self._writer
             self._check_file()
-            await _end_abandoned(conn)
-            await conn.execute("BEGIN IMMEDIATE")
+            await _begin(conn, "BEGIN IMMEDIATE")
             tx = Tx(conn)
             token = self._open_tx.set(tx)
             try:
@@ -784,8 +783,7 @@ class Storage:
         assert self._reader is not None, "Storage.open() first"
         async with self._read_lock:
             conn = self._reader
-            await _end_abandoned(conn)
-            await conn.execute("BEGIN")
+            await _begin(conn, "BEGIN")
             try:
                 yield Queries(conn)
             finally:
@@ -816,14 +814,21 @@ async def _rollback_quietly(conn: aiosqlite.Connection) -> None:
             await asyncio.shield(conn.execute("ROLLBACK"))
 
 
-async def _end_abandoned(conn: aiosqlite.Connection) -> None:
-    """Roll back a transaction that a cancelled caller left open (cancelled during its BEGIN,
-    or while its COMMIT was queued): without this, every later BEGIN on the connection fails
-    until a restart. A COMMIT still queued runs first (aiosqlite keeps the order), and then
-    there is nothing to roll back."""
+async def _begin(conn: aiosqlite.Connection, sql: str) -> None:
+    """Begin a transaction. A caller cancelled while its BEGIN (or COMMIT) was queued leaves
+    that statement to run after all (aiosqlite keeps the order), and its transaction open:
+    without this, every later BEGIN on the connection would fail until a restart. Such an
+    abandoned transaction never committed anything, so it is rolled back."""
     if conn.in_transaction:
         with contextlib.suppress(sqlite3.OperationalError):
             await conn.execute("ROLLBACK")
+    try:
+        await conn.execute(sql)
+    except sqlite3.OperationalError as exc:
+        if "within a transaction" not in str(exc):
+            raise
+        await conn.execute("ROLLBACK")
+        await conn.execute(sql)
 
 
 def _statements(script: str) -> list[str]:
