@@ -31,7 +31,7 @@ from engine import Age, BuildingType, EngineError
 from .dispatcher import TimerDispatcher
 from .health import Heartbeat, heartbeat_path
 from .images import render_image
-from .service import DecisionInfo, GameService, Image, Outcome, format_names, when
+from .service import DamagedGame, DecisionInfo, GameService, Image, Outcome, format_names, when
 from .service.outbox import Deliverer, Delivery, RetryLater, Undeliverable, reply_delivery
 from .settings import Settings
 from .slash import register_commands, suggestions
@@ -469,6 +469,8 @@ class KhronosBot(commands.AutoShardedBot):
         except EngineError as exc:
             for part in chunks(exc.message):
                 await interaction.followup.send(part, ephemeral=True, allowed_mentions=NO_PINGS)
+            if isinstance(exc, DamagedGame) and exc.game_id is not None:
+                await self._tell_damaged(exc.game_id, ctx.channel_id)
             return
         except Exception:
             log.exception("command failed: user=%s channel=%s command=%s", ctx.user_id,
@@ -476,6 +478,22 @@ class KhronosBot(commands.AutoShardedBot):
             await interaction.followup.send(APOLOGY, ephemeral=True, allowed_mentions=NO_PINGS)
             return
         await self.deliver(outcome, interaction=interaction)
+
+    async def _tell_damaged(self, game_id: int, channel_id: int) -> None:
+        """Say in the channel, once until it is rebuilt, that the game's saved data is damaged
+        (the players need to know why the game stopped; the notice is stored)."""
+        try:
+            async with self.service.storage.write() as tx:
+                first = await tx.notice_once(game_id, 0, "damaged", self.service.clock())
+            if first:
+                channel = await DiscordTransport(self)._channel(channel_id)
+                await channel.send(
+                    "This game's saved data is damaged, so it cannot go on as it is. A player, "
+                    "the creator or a server admin can use /rebuild to restore it from the move "
+                    "log; the other games are not affected.", allowed_mentions=NO_PINGS)
+        except Exception:
+            log.exception("could not tell channel %s that game %s is damaged", channel_id,
+                          game_id)
 
     async def _preview(self, interaction: discord.Interaction[Any], ctx: Context,
                        line: str) -> bool:

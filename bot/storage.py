@@ -611,6 +611,11 @@ class Tx(Queries):
         )
         return cur.rowcount == 1
 
+    async def forget_notice(self, game_id: int, user_id: int, kind: str) -> None:
+        await self._conn.execute(
+            "DELETE FROM notices WHERE game_id = ? AND user_id = ? AND kind = ?",
+            (game_id, user_id, kind))
+
     async def add_pending_move(self, *, key: str, game_id: int, version: int, user_id: int,
                                line: str, now: float) -> None:
         await self._conn.execute(

@@ -4,6 +4,7 @@ part uses (loading a game and a seat, building messages, scheduling the timers).
 from __future__ import annotations
 
 import json
+import logging
 import secrets
 import time
 from collections.abc import Callable, Sequence
@@ -30,6 +31,8 @@ from .texts import (
     hand_text,
     when,
 )
+
+log = logging.getLogger("khronos.service")
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 5
@@ -79,7 +82,24 @@ class GamePaused(ServiceError):
 
 
 class DamagedGame(CorruptState):
-    """This game's stored state does not validate; other games are unaffected."""
+    """This game's stored state, settings or log does not validate, or its state breaks an
+    invariant of RULES.md section 9; other games are unaffected. ``game_id`` names it."""
+
+    game_id: int | None = None
+
+
+def damaged(game_id: int, message: str | None = None) -> DamagedGame:
+    exc = DamagedGame(message or _DAMAGED)
+    exc.game_id = game_id
+    return exc
+
+
+def events_of(text: str) -> list[Event]:
+    """A log entry's events; a damaged record reads as one event saying so (never a crash)."""
+    try:
+        return [Event.model_validate(e) for e in json.loads(text)]
+    except (ValidationError, ValueError, TypeError):
+        return [Event(kind="damaged", text="(this entry's record is damaged)")]
 
 
 # --- settings of one game (stored as JSON beside the state) ------------------------------------
@@ -373,7 +393,15 @@ class ServiceCore:
         return game
 
     @staticmethod
-    def _info(game: GameRow, seats: Sequence[SeatRow], version: int | None = None) -> GameInfo:
+    def _info(game: GameRow, seats: Sequence[SeatRow], version: int | None = None, *,
+              settings: GameSettings | None = None) -> GameInfo:
+        """The game's description; settings that do not validate make it a DamagedGame
+        (unless ``settings`` is given: the rebuild's stand-in)."""
+        if settings is None:
+            try:
+                settings = GameSettings.model_validate_json(game.settings)
+            except (ValidationError, ValueError) as exc:
+                raise damaged(game.id) from exc
         return GameInfo(
             game_id=game.id,
             channel_id=game.channel_id,
@@ -381,7 +409,7 @@ class ServiceCore:
             creator_id=game.creator_id,
             status=game.status,
             version=game.version if version is None else version,
-            settings=GameSettings.model_validate_json(game.settings),
+            settings=settings,
             seats=tuple(SeatInfo(s.seat, s.user_id, s.name, s.muted, s.away_until, s.removed)
                         for s in seats),
             paused_at=game.paused_at,
@@ -393,11 +421,17 @@ class ServiceCore:
         if game.status == "lobby":
             raise NotStarted("The game has not started yet: join it, then the creator uses /start.")
         if game.state is None:
-            raise DamagedGame(_DAMAGED)
+            raise damaged(game.id)
         try:
-            return GameState.model_validate_json(game.state)
+            state = GameState.model_validate_json(game.state)
         except (ValidationError, ValueError) as exc:
-            raise DamagedGame(_DAMAGED) from exc
+            raise damaged(game.id) from exc
+        problems = engine.invariant_problems(state)  # RULES.md section 9, ~0.6 ms
+        if problems:
+            log.warning("game %s: the stored state breaks invariants: %s", game.id,
+                        "; ".join(problems[:5]))
+            raise damaged(game.id)
+        return state
 
     @staticmethod
     def _check_running(game: GameRow, state: GameState) -> None:

@@ -9,13 +9,15 @@ from pydantic import ValidationError
 import engine
 from engine import (
     EngineError,
+    GameState,
     MalformedAction,
 )
 
-from ..storage import GameRow, Tx
+from ..storage import GameRow, Queries, Tx
 from .core import (
     HOUR,
     MAX_AWAY_HOURS,
+    DamagedGame,
     GameInfo,
     GamePaused,
     GameSettings,
@@ -30,6 +32,7 @@ from .core import (
 from .outbox import outboxed
 from .reading import ReadingMixin
 from .texts import (
+    channel_link,
     hours_text,
     when,
 )
@@ -42,32 +45,70 @@ class LifecycleMixin(ReadingMixin):
 
     @outboxed
     async def rebuild(self, channel_id: int, user_id: int, *, is_admin: bool = False) -> Outcome:
-        """Rebuild the channel's game from its seed and move log (a player of the game, its
-        creator or a server admin). Works whether or not the stored state still validates."""
+        """Rebuild the channel's damaged game from its seed and move log (a player of the game,
+        its creator or a server admin). A healthy game (its state validates, keeps the
+        invariants and is what the log replays to) is refused: nothing to rebuild. The turn's
+        deadline is the one it had (``turn_timing``)."""
         now = self.clock()
         async with self.storage.write() as tx:
             game = await self._game(tx, channel_id)
             if game.status == "lobby":
                 raise NotStarted("The game has not started; there is nothing to rebuild.")
             seats = await tx.seats(game.id)
-            info = self._info(game, seats)
+            try:
+                settings: GameSettings | None = GameSettings.model_validate_json(game.settings)
+            except (ValidationError, ValueError):
+                settings = None  # damaged too: rebuilt below
+            info = self._info(game, seats, settings=settings or GameSettings())
+            seat = info.seat_of(user_id)
+            me = info.seat_info(seat) if seat is not None else None
             if (user_id != game.creator_id and not is_admin
-                    and info.seat_of(user_id) is None):
+                    and (me is None or me.removed)):
                 raise PermissionDenied(
                     "Only the game's players, its creator or a server admin can rebuild it."
                 )
-            state, checkpoint, checkpoint_seq = await self._replayed(tx, game, len(seats))
+            holdems = [settings.holdem] if settings else [False, True]
+            state, checkpoint, checkpoint_seq, holdem = await self._replay_any(
+                tx, game, len(seats), holdems)
+            if settings is not None:
+                try:
+                    current = self._state(game)
+                except DamagedGame:
+                    current = None
+                if current == state:
+                    raise ServiceError("This game is not damaged: its saved state is what its "
+                                       "move log gives. There is nothing to rebuild.")
+            fields: dict[str, object] = {}
+            if settings is None:
+                settings = GameSettings(holdem=holdem)
+                fields["settings"] = settings.model_dump_json()
             version = await tx.update_game(
                 game.id, game.version, now=now, state=state.model_dump_json(),
                 checkpoint=checkpoint.model_dump_json(), checkpoint_seq=checkpoint_seq,
-                status="over" if state.over else "active",
+                status="over" if state.over else "active", **fields,
             )
-            info = replace(info, version=version, status="over" if state.over else "active")
+            info = replace(info, version=version, status="over" if state.over else "active",
+                           settings=settings)
+            await tx.forget_notice(game.id, 0, "damaged")
             await self._schedule(tx, info, state, now)
         text = f"The game was rebuilt from its move log ({state.step} moves)."
         out = Outcome(game=info, public=[Post(text, self._boards(state, info.names, ()))])
         self._turn_notice(out, info, None, state)
         return out
+
+    async def _replay_any(self, q: Queries, game: GameRow, players: int,
+                          holdems: list[bool]) -> tuple[GameState, GameState, int, bool]:
+        """Replay the log with the first Hold'em option that replays it (settings lost)."""
+        last: DamagedGame | None = None
+        for holdem in holdems:
+            try:
+                state, checkpoint, seq = await self._replayed(q, game, players, holdem=holdem)
+            except DamagedGame as exc:
+                last = exc
+                continue
+            return state, checkpoint, seq, holdem
+        assert last is not None
+        raise last
 
     async def _end_absence_credit(self, tx: Tx, info: GameInfo, seat: int, now: float) -> None:
         """/back in his own turn: the deadline keeps only the absence really taken (from the
@@ -347,7 +388,13 @@ class LifecycleMixin(ReadingMixin):
             rows = [(g, await q.seats(g.id)) for g in await q.games_of_user(user_id)]
         lines = []
         for game, seats in rows[:25]:
-            info = self._info(game, seats)
+            try:
+                info = self._info(game, seats)
+            except DamagedGame:  # one damaged game never hides the others
+                link = channel_link(game.guild_id, game.channel_id)
+                lines.append(f"- <#{game.channel_id}> {link}: its saved data is damaged "
+                             "(/rebuild)")
+                continue
             what = self._game_line(game, info, user_id)
             lines.append(f"- <#{game.channel_id}> {info.link}: {what}")
         if not lines:

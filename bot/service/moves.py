@@ -38,6 +38,7 @@ from .core import (
     Post,
     ServiceCore,
     UndoRefused,
+    events_of,
 )
 from .outbox import outboxed
 from .texts import (
@@ -356,7 +357,7 @@ class MovesMixin(ServiceCore):
             restored = base
             for m in stack[:-1]:
                 restored, _ = engine.apply(restored, m.seat, engine.parse_action(m.action))
-            undone_events = [Event.model_validate(e) for e in json.loads(last.events)]
+            undone_events = events_of(last.events)
             what = events_text(undone_events, names) or "the last action"
             text = f"{names[seat]} takes back: {what}"
             undo_event = Event(kind="undo", text=text, seat=seat)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 from pydantic import ValidationError
 
 import engine
@@ -28,6 +26,8 @@ from .core import (
     Outcome,
     Reply,
     ServiceError,
+    damaged,
+    events_of,
 )
 from .moves import MovesMixin, effective_moves, replay
 from .texts import (
@@ -121,23 +121,29 @@ class ReadingMixin(MovesMixin):
         names = {s.seat: s.name for s in seats}
         out = []
         for m in moves:
-            events = [Event.model_validate(e) for e in json.loads(m.events)]
+            events = events_of(m.events)
             text = events_text(events, names).replace("\n", " ")
             out.append(HistoryEntry(m.seq, m.seat, names.get(m.seat, "?"), m.kind, text,
                                     m.created_at))
         return out
 
-    async def _replayed(self, q: Queries, game: GameRow, players: int) -> tuple[
-            GameState, GameState, int]:
-        settings = GameSettings.model_validate_json(game.settings)
+    async def _replayed(self, q: Queries, game: GameRow, players: int, *,
+                        holdem: bool | None = None) -> tuple[GameState, GameState, int]:
+        """Replay the game's log from its seed (``holdem``: the option when the settings are
+        not to be trusted). Raises DamagedGame if the log cannot be replayed."""
+        if holdem is None:
+            holdem = self._info(game, []).settings.holdem
         moves = await q.moves(game.id)
-        options = engine.Options(players=players, holdem=settings.holdem)
+        options = engine.Options(players=players, holdem=holdem)
         try:
-            return replay(options, game.seed, moves)
-        except (EngineError, ValidationError, ValueError) as exc:
-            raise DamagedGame(
-                "This game's move log cannot be replayed; it cannot be rebuilt automatically."
-            ) from exc
+            state, checkpoint, seq = replay(options, game.seed, moves)
+        except (EngineError, ValidationError, ValueError, KeyError, TypeError) as exc:
+            raise damaged(game.id, "This game's move log cannot be replayed; it cannot be "
+                          "rebuilt automatically.") from exc
+        if engine.invariant_problems(state):
+            raise damaged(game.id, "This game's move log replays to a broken state; it cannot "
+                          "be rebuilt automatically.")
+        return state, checkpoint, seq
 
     async def move_comparison(self, channel_id: int, seq: int | None = None) -> Outcome:
         """The boards before and after move ``seq`` (its number in /history; the last move when

@@ -8,7 +8,6 @@ from collections.abc import Sequence
 import engine
 from engine import (
     EngineError,
-    Event,
     GameState,
 )
 
@@ -21,6 +20,7 @@ from .core import (
     Image,
     Outcome,
     Post,
+    events_of,
 )
 from .moves import MovesMixin
 from .outbox import outboxed
@@ -188,7 +188,7 @@ class TimersMixin(MovesMixin):
         moves = [m for m in await q.moves(info.game_id, after_seq=last) if m.seat != seat]
         lines = []
         for m in moves:
-            events = [Event.model_validate(e) for e in json.loads(m.events)]
+            events = events_of(m.events)
             text = " ".join(format_names(e.text, info.names) for e in events)
             lines.append("- " + (text[:180] + "…" if len(text) > 180 else text))
         if len(lines) > limit:

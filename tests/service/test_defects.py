@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 import pytest
 
 import engine
-from bot.service import GameService, NotSeated
+from bot.service import DamagedGame, GameService, GameSettings, NotSeated, PermissionDenied
+from bot.storage import Storage
 from bot.textcommands import Context, parse_line, run_line
 from engine import MalformedAction
-from tests.service.conftest import current_user
+from tests.service.conftest import current_user, started_game
 
 
 async def test_defect12_a_player_named_like_a_seat_token_keeps_his_own_name(
@@ -69,3 +72,72 @@ async def test_defect15_terminal_commands_with_bad_numbers_change_nothing(
             await run_line(service, ctx, line)
     with pytest.raises(engine.EngineError):
         await service.info(3)  # no game was created
+
+
+async def test_defect9_a_state_breaking_an_invariant_is_damaged_and_contained(
+        service: GameService, storage: Storage) -> None:
+    """RULES.md §9 (cubes on boards + in supply = 25): a state that breaks it is noticed on
+    load; the game refuses with DamagedGame and can be rebuilt; another game plays on."""
+    await started_game(service, 4, players=2, seed=4)
+    await started_game(service, 5, players=2, seed=5)
+    info, good = await service.snapshot(4)
+    broken = good.model_copy(deep=True)
+    broken.players[0].cubes += 3
+    assert engine.invariant_problems(broken)
+    async with storage.write() as tx:
+        game = await tx.game(info.game_id)
+        assert game is not None
+        await tx.update_game(game.id, game.version, now=0.0, state=broken.model_dump_json())
+    user, _ = await current_user(service, 5)
+    with pytest.raises(DamagedGame):
+        await service.status(4)
+    await service.act(5, user, engine.EndTurn())  # the other game is not affected
+    await service.rebuild(4, info.seats[0].user_id)
+    assert (await service.snapshot(4))[1] == good
+
+
+async def test_defect9_damaged_settings_or_events_never_crash_other_commands(
+        service: GameService, storage: Storage) -> None:
+    await started_game(service, 6, players=2, seed=6)  # users 61, 62
+    await service.create_game(7, 61, "Ann", seed=7)  # 61 plays in both games
+    await service.join(7, 72, "Bob")
+    await service.start(7, 61)
+    info6 = await service.info(6)
+    user, _ = await current_user(service, 6)
+    await service.act(6, user, engine.EndTurn())
+    with sqlite3.connect(storage.path) as raw:
+        raw.execute("UPDATE games SET settings = '{\"reminder_hours\": -1}' WHERE id = ?",
+                    (info6.game_id,))
+        raw.execute("UPDATE moves SET events = 'not json' WHERE game_id = ?",
+                    (info6.game_id,))
+    with pytest.raises(DamagedGame):
+        await service.status(6)
+    # /mygames of a player of both games lists both, the damaged one as such
+    out = await service.my_games(61)
+    assert out.reply is not None and "damaged" in out.reply.text
+    assert out.reply.text.count("https://discord.com/channels/") == 2
+    # rebuilt: the settings are written again (Hold'em found from the log), the log readable
+    await service.rebuild(6, info6.seats[0].user_id)
+    assert (await service.info(6)).settings.holdem is False
+    entries = await service.history_entries(6)
+    assert entries and "damaged" in entries[0].text
+
+
+async def test_defect10_a_kicked_player_cannot_rebuild_and_a_rebuild_keeps_the_deadline(
+        service: GameService, storage: Storage) -> None:
+    await started_game(service, 8, players=3, seed=8,
+                       settings=GameSettings(deadline_hours=24))
+    info, state = await service.snapshot(8)
+    turn_user = info.user_of(state.turn)
+    other = next(s.user_id for s in info.seats if s.user_id not in (turn_user, 81))
+    await service.kick(8, 81, other)
+    async with storage.read() as q:
+        (due,) = [t.due_at for t in await q.timers(info.game_id) if t.kind == "deadline"]
+    with sqlite3.connect(storage.path) as raw:
+        raw.execute("UPDATE games SET state = 'garbage' WHERE id = ?", (info.game_id,))
+    with pytest.raises(PermissionDenied):
+        await service.rebuild(8, other)
+    await service.rebuild(8, 81)
+    async with storage.read() as q:
+        (again,) = [t.due_at for t in await q.timers(info.game_id) if t.kind == "deadline"]
+    assert again == due
