@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
+from typing import Any
 
 import pytest
 
@@ -141,3 +143,25 @@ async def test_defect10_a_kicked_player_cannot_rebuild_and_a_rebuild_keeps_the_d
     async with storage.read() as q:
         (again,) = [t.due_at for t in await q.timers(info.game_id) if t.kind == "deadline"]
     assert again == due
+
+
+async def test_defect16_replays_for_board_move_run_off_the_event_loop(
+        service: GameService, monkeypatch: pytest.MonkeyPatch) -> None:
+    """/board move:N replays the game from its seed; that must not run on the loop's thread
+    (40 at once blocked every other interaction). Timing is measured in benchmarks/."""
+    await started_game(service, 9, players=2, seed=9)
+    for _ in range(4):
+        user, _ = await current_user(service, 9)
+        await service.act(9, user, engine.EndTurn())
+    threads: list[int] = []
+    real_apply = engine.apply
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        threads.append(threading.get_ident())
+        return real_apply(*args, **kwargs)
+
+    monkeypatch.setattr(engine, "apply", spy)
+    out = await service.move_comparison(9, 3)
+    assert out.reply is not None and out.reply.image is not None
+    await service.replayed_state(9)
+    assert threads and threading.get_ident() not in threads
