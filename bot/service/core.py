@@ -233,13 +233,18 @@ class Image:
                      age=age, view=self._view, before=self._before, seed=self.seed,
                      moves=self.moves)
 
-    def to_json(self) -> dict[str, Any]:
-        """The image as JSON for the outbox. Raises ValueError for an image of a view only."""
+    def to_json(self, dumped: dict[int, Any] | None = None) -> dict[str, Any]:
+        """The image as JSON for the outbox. Raises ValueError for an image of a view only.
+        ``dumped`` caches the JSON of states by identity (one move's images share one)."""
         if self._state is None:
             raise ValueError("only an image of a state can be stored")
+        cache = {} if dumped is None else dumped
+        state = cache.get(id(self._state))
+        if state is None:
+            state = cache[id(self._state)] = self._state.model_dump(mode="json")
         return {
             "kind": self.kind,
-            "state": self._state.model_dump(mode="json"),
+            "state": state,
             "names": {str(k): v for k, v in self.names.items()},
             "events": [e.model_dump(mode="json") for e in self.events],
             "alt": self.alt,

@@ -122,8 +122,8 @@ def _decision_from(data: dict[str, Any] | None) -> DecisionInfo | None:
     return DecisionInfo(**{**data, "options": tuple(data["options"])})
 
 
-def _image_json(image: Image | None) -> dict[str, Any] | None:
-    return image.to_json() if image is not None and image.state is not None else None
+def _image_json(image: Image | None, dumped: dict[int, Any]) -> dict[str, Any] | None:
+    return image.to_json(dumped) if image is not None and image.state is not None else None
 
 
 async def record(tx: Tx, outcome: Outcome, now: float) -> None:
@@ -133,19 +133,20 @@ async def record(tx: Tx, outcome: Outcome, now: float) -> None:
     if game is None:
         return
     base = {"channel_id": game.channel_id}
+    dumped: dict[int, Any] = {}  # a state's JSON, made once for all the images that show it
 
     def name_of(user_id: int) -> str:
         return next((s.name for s in game.seats if s.user_id == user_id), "")
 
     rows: list[tuple[RowKind, int | None, dict[str, Any]]] = []
     for post in outcome.public:
-        rows.append(("post", None, {"text": post.text, "image": _image_json(post.image)}))
+        rows.append(("post", None, {"text": post.text, "image": _image_json(post.image, dumped)}))
     for ping in outcome.pings:
         rows.append(("ping", ping.user_id, {"text": ping.text, "name": name_of(ping.user_id)}))
     for d in outcome.direct:
         rows.append(("direct", d.user_id, {
-            "text": d.text, "image": _image_json(d.image), "decision": _decision_json(d.decision),
-            "fallback": d.fallback, "direct_kind": d.kind, "name": name_of(d.user_id)}))
+            "text": d.text, "image": _image_json(d.image, dumped),
+            "decision": _decision_json(d.decision), "fallback": d.fallback, "direct_kind": d.kind, "name": name_of(d.user_id)}))
     for kind, user_id, body in rows:
         outcome.outbox.append(await tx.add_outbox(
             game_id=game.game_id, kind=kind, user_id=user_id,
@@ -154,7 +155,7 @@ async def record(tx: Tx, outcome: Outcome, now: float) -> None:
         reply = outcome.reply
         outcome.reply_row = await tx.add_outbox(
             game_id=game.game_id, kind="reply", user_id=None, now=now, body=json.dumps({
-                **base, "text": reply.text, "image": _image_json(reply.image),
+                **base, "text": reply.text, "image": _image_json(reply.image, dumped),
                 "ephemeral": reply.ephemeral, "decision": _decision_json(outcome.decision)}))
         outcome.outbox.append(outcome.reply_row)
 
