@@ -146,7 +146,8 @@ async def record(tx: Tx, outcome: Outcome, now: float) -> None:
     for d in outcome.direct:
         rows.append(("direct", d.user_id, {
             "text": d.text, "image": _image_json(d.image, dumped),
-            "decision": _decision_json(d.decision), "fallback": d.fallback, "direct_kind": d.kind, "name": name_of(d.user_id)}))
+            "decision": _decision_json(d.decision), "fallback": d.fallback,
+            "direct_kind": d.kind, "name": name_of(d.user_id)}))
     for kind, user_id, body in rows:
         outcome.outbox.append(await tx.add_outbox(
             game_id=game.game_id, kind=kind, user_id=user_id,
