@@ -9,6 +9,7 @@ import secrets
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -40,6 +41,30 @@ DRAW_KINDS = ("exchange", "holdem", "end_turn")  # actions that draw or reveal c
 HOUR = 3600.0
 OFFLINE_MARGIN = 300.0  # a timer fired later than this after its due time was missed offline
 MAX_AWAY_HOURS = 336.0  # two weeks
+
+
+class GameStatus(StrEnum):
+    """A game's ``status`` column."""
+
+    LOBBY = "lobby"
+    ACTIVE = "active"
+    OVER = "over"
+    ABANDONED = "abandoned"
+
+
+class TimerKind(StrEnum):
+    """A timer's ``kind`` column (style 11)."""
+
+    REMINDER = "reminder"
+    WARNING = "deadline_warning"
+    DEADLINE = "deadline"
+
+
+class MoveKind(StrEnum):
+    """A move-log entry's ``kind`` column: an action, or an undo naming the entry it cancels."""
+
+    ACTION = "action"
+    UNDO = "undo"
 
 
 # --- errors: every refusal carries a sentence for the user ------------------------------------
@@ -391,7 +416,7 @@ class ServiceCore:
         game = await q.game_for_channel(channel_id, live_only=live_only)
         if game is None:
             raise NoGameHere("There is no game in this channel. Create one with /create.")
-        if game.status == "abandoned":
+        if game.status == GameStatus.ABANDONED:
             raise NoGameHere(
                 "The game in this channel was abandoned. Create a new one with /create."
             )
@@ -423,7 +448,7 @@ class ServiceCore:
     @staticmethod
     def _state(game: GameRow) -> GameState:
         """The stored state, validated; a row that does not validate is a DamagedGame."""
-        if game.status == "lobby":
+        if game.status == GameStatus.LOBBY:
             raise NotStarted("The game has not started yet: join it, then the creator uses /start.")
         if game.state is None:
             raise damaged(game.id)
@@ -494,7 +519,7 @@ class ServiceCore:
 
     async def _by_id(self, q: Queries, game_id: int) -> GameRow:
         game = await q.game(game_id)
-        if game is None or game.status == "abandoned":
+        if game is None or game.status == GameStatus.ABANDONED:
             raise NoGameHere("That game no longer exists.")
         return game
 
@@ -579,10 +604,10 @@ class ServiceCore:
         the turn extends it by what remains of the absence, at most ``MAX_AWAY_HOURS``."""
         seat = engine.current_seat(state)
         me = info.seat_info(seat) if seat is not None else None
-        if (state.over or info.status != "active" or info.paused or me is None
+        if (state.over or info.status != GameStatus.ACTIVE or info.paused or me is None
                 or me.removed):
             await tx.cancel_timers(info.game_id)
-            if state.over or info.status != "active":
+            if state.over or info.status != GameStatus.ACTIVE:
                 await tx.set_turn_timing(info.game_id, None)
             return
         assert seat is not None
@@ -590,15 +615,16 @@ class ServiceCore:
         away = min(max(0.0, (me.away_until or 0.0) - now), MAX_AWAY_HOURS * HOUR)
         remind_at = now + max(s.reminder_hours * HOUR, away)
         existing = [] if fresh else await tx.timers(info.game_id)
-        reminder = next((t for t in existing if t.kind == "reminder"), None)
+        reminder = next((t for t in existing if t.kind == TimerKind.REMINDER), None)
         if reminder is not None and all(
                 t.seat == seat and t.user_id == me.user_id for t in existing):
             payload = {k: v for k, v in json.loads(reminder.payload).items() if k != "noted"}
             await tx.reschedule_timer(reminder.id, remind_at, payload)
             return
         await tx.cancel_timers(info.game_id)
-        await tx.add_timer(game_id=info.game_id, kind="reminder", seat=seat, user_id=me.user_id,
-                           due_at=remind_at, now=now, payload={"since": now})
+        await tx.add_timer(game_id=info.game_id, kind=TimerKind.REMINDER, seat=seat,
+                           user_id=me.user_id, due_at=remind_at, now=now,
+                           payload={"since": now})
         if s.deadline_hours is not None:
             due = now + s.deadline_hours * HOUR + away
             if seat == state.turn:  # the turn's own deadline, not a choice by another seat
@@ -613,9 +639,9 @@ class ServiceCore:
                 timing["due"] = due
                 await tx.set_turn_timing(info.game_id, timing)
             warn = due - min(HOUR, s.deadline_hours * HOUR / 4)
-            await tx.add_timer(game_id=info.game_id, kind="deadline_warning", seat=seat,
+            await tx.add_timer(game_id=info.game_id, kind=TimerKind.WARNING, seat=seat,
                                user_id=me.user_id, due_at=warn, now=now)
-            await tx.add_timer(game_id=info.game_id, kind="deadline", seat=seat,
+            await tx.add_timer(game_id=info.game_id, kind=TimerKind.DEADLINE, seat=seat,
                                user_id=me.user_id, due_at=due, now=now)
 
     @staticmethod

@@ -21,6 +21,7 @@ from .core import (
     GameInfo,
     GamePaused,
     GameSettings,
+    GameStatus,
     LobbyError,
     NotStarted,
     Outcome,
@@ -28,6 +29,7 @@ from .core import (
     Post,
     Reply,
     ServiceError,
+    TimerKind,
 )
 from .outbox import outboxed
 from .reading import ReadingMixin
@@ -52,7 +54,7 @@ class LifecycleMixin(ReadingMixin):
         now = self.clock()
         async with self.storage.write() as tx:
             game = await self._game(tx, channel_id)
-            if game.status == "lobby":
+            if game.status == GameStatus.LOBBY:
                 raise NotStarted("The game has not started; there is nothing to rebuild.")
             seats = await tx.seats(game.id)
             try:
@@ -78,6 +80,7 @@ class LifecycleMixin(ReadingMixin):
                 if current == state:
                     raise ServiceError("This game is not damaged: its saved state is what its "
                                        "move log gives. There is nothing to rebuild.")
+            status = GameStatus.OVER if state.over else GameStatus.ACTIVE
             fields: dict[str, object] = {}
             if settings is None:
                 settings = GameSettings(holdem=holdem)
@@ -85,10 +88,9 @@ class LifecycleMixin(ReadingMixin):
             version = await tx.update_game(
                 game.id, game.version, now=now, state=state.model_dump_json(),
                 checkpoint=checkpoint.model_dump_json(), checkpoint_seq=checkpoint_seq,
-                status="over" if state.over else "active", **fields,
+                status=status, **fields,
             )
-            info = replace(info, version=version, status="over" if state.over else "active",
-                           settings=settings)
+            info = replace(info, version=version, status=status, settings=settings)
             await tx.forget_notice(game.id, 0, "damaged")
             await self._schedule(tx, info, state, now)
         text = f"The game was rebuilt from its move log ({state.step} moves)."
@@ -127,9 +129,9 @@ class LifecycleMixin(ReadingMixin):
             timing["due"] = max(float(timing["due"]) - back_by, now + lead)
         await tx.set_turn_timing(info.game_id, timing)
         for t in await tx.timers(info.game_id):
-            if t.seat == seat and t.kind in ("deadline", "deadline_warning"):
+            if t.seat == seat and t.kind in (TimerKind.DEADLINE, TimerKind.WARNING):
                 await tx.reschedule_timer(t.id, max(t.due_at - back_by, now + (
-                    lead if t.kind == "deadline" else 0.0)))
+                    lead if t.kind == TimerKind.DEADLINE else 0.0)))
 
     @staticmethod
     def settings_text(settings: GameSettings) -> str:
@@ -167,7 +169,7 @@ class LifecycleMixin(ReadingMixin):
                                  settings=settings.model_dump_json())
             game = await self._reload(tx, game.id)
             info = self._info(game, await tx.seats(game.id))
-            if game.status == "active":
+            if game.status == GameStatus.ACTIVE:
                 await self._schedule(tx, info, self._state(game), now, fresh=True,
                                      reset_deadline=True)
             text = f"{self._who(info, user_id)} sets {self.settings_text(settings)}."
@@ -180,7 +182,7 @@ class LifecycleMixin(ReadingMixin):
         now = self.clock()
         async with self.storage.write() as tx:
             game = await self._game(tx, channel_id, live_only=True)
-            if game.status != "active":
+            if game.status != GameStatus.ACTIVE:
                 raise NotStarted("Only a game under way can be paused.")
             self._may_manage(game, user_id, is_admin, "pause the game")
             if game.paused_at is not None:
@@ -255,7 +257,7 @@ class LifecycleMixin(ReadingMixin):
             until = now + hours * HOUR
             extra = max(0.0, until - max(now, me.away_until or now))
             await tx.update_seat(game.id, seat, away_until=until)
-            if game.status == "active" and game.paused_at is None:
+            if game.status == GameStatus.ACTIVE and game.paused_at is None:
                 state = self._state(game)
                 if engine.current_seat(state) == seat:
                     if seat == state.turn:
@@ -273,9 +275,9 @@ class LifecycleMixin(ReadingMixin):
                     for t in await tx.timers(game.id):
                         if t.seat != seat:
                             continue
-                        if t.kind in ("deadline", "deadline_warning"):
+                        if t.kind in (TimerKind.DEADLINE, TimerKind.WARNING):
                             await tx.reschedule_timer(t.id, t.due_at + extra)
-                        elif t.kind == "reminder":
+                        elif t.kind == TimerKind.REMINDER:
                             await tx.reschedule_timer(t.id, max(t.due_at, until))
             text = f"{me.name} is away until {when(until, 'f')} ({when(until)}): no reminders"
             if info.settings.deadline_hours:
@@ -301,7 +303,7 @@ class LifecycleMixin(ReadingMixin):
             await tx.update_seat(game.id, seat, away_until=None)
             await self._end_absence_credit(tx, info, seat, now)
             for t in await tx.timers(game.id):
-                if t.kind == "reminder" and t.seat == seat:
+                if t.kind == TimerKind.REMINDER and t.seat == seat:
                     await tx.reschedule_timer(
                         t.id, now + info.settings.reminder_hours * HOUR)
         return Outcome(game=info, public=[Post(f"{me.name} is back.")],
@@ -332,7 +334,7 @@ class LifecycleMixin(ReadingMixin):
             info = self._info(game, await tx.seats(game.id))
             await tx.add_note(game.id, await tx.last_seq(game.id),
                               f"{new_name} replaced {old_name}.", now, user_id)
-            state = self._state(game) if game.status == "active" else None
+            state = self._state(game) if game.status == GameStatus.ACTIVE else None
             if state is not None and engine.current_seat(state) == seat:
                 await self._schedule(tx, info, state, now, fresh=True, reset_deadline=True)
         text = f"{new_name} takes over {old_name}'s seat"
@@ -355,10 +357,10 @@ class LifecycleMixin(ReadingMixin):
             game, info, seat = await self._managed_seat(
                 tx, channel_id, user_id, target_user_id, is_admin, "remove a player")
             name = info.names[seat]
-            if game.status == "lobby":
+            if game.status == GameStatus.LOBBY:
                 await tx.remove_seat(game.id, target_user_id)
                 seats = await tx.seats(game.id)
-                status = "lobby" if seats else "abandoned"
+                status = GameStatus.LOBBY if seats else GameStatus.ABANDONED
                 await tx.update_game(game.id, game.version, now=now, status=status)
                 game = await self._reload(tx, game.id)
                 return Outcome(game=self._info(game, seats),
@@ -406,7 +408,7 @@ class LifecycleMixin(ReadingMixin):
         return Outcome(game=None, reply=Reply(text))
 
     def _game_line(self, game: GameRow, info: GameInfo, user_id: int) -> str:
-        if game.status == "lobby":
+        if game.status == GameStatus.LOBBY:
             return f"waiting in the lobby ({len(info.seats)} seated)"
         try:
             state = self._state(game)

@@ -17,6 +17,7 @@ from .core import (
     MIN_PLAYERS,
     GameExists,
     GameSettings,
+    GameStatus,
     LobbyError,
     NotSeated,
     Outcome,
@@ -86,7 +87,7 @@ class LobbyMixin(MovesMixin):
         now = self.clock()
         async with self.storage.write() as tx:
             game = await self._game(tx, channel_id, live_only=True)
-            if game.status != "lobby":
+            if game.status != GameStatus.LOBBY:
                 raise LobbyError("This game has already started; wait for the next one.")
             seats = await tx.seats(game.id)
             settings = GameSettings.model_validate_json(game.settings)
@@ -110,7 +111,7 @@ class LobbyMixin(MovesMixin):
         now = self.clock()
         async with self.storage.write() as tx:
             game = await self._game(tx, channel_id, live_only=True)
-            if game.status != "lobby":
+            if game.status != GameStatus.LOBBY:
                 raise LobbyError(
                     "The game has started: nobody can leave it now. The creator or a server "
                     "admin can /abandon it."
@@ -121,7 +122,7 @@ class LobbyMixin(MovesMixin):
                 raise NotSeated("You have not joined this game.")
             await tx.remove_seat(game.id, user_id)
             seats = await tx.seats(game.id)
-            status = "lobby" if seats else "abandoned"
+            status = GameStatus.LOBBY if seats else GameStatus.ABANDONED
             version = await tx.update_game(game.id, game.version, now=now, status=status)
             game = await self._reload(tx, game.id)
         text = f"{me.name} leaves the game."
@@ -136,7 +137,7 @@ class LobbyMixin(MovesMixin):
         now = self.clock()
         async with self.storage.write() as tx:
             game = await self._game(tx, channel_id, live_only=True)
-            if game.status != "lobby":
+            if game.status != GameStatus.LOBBY:
                 raise LobbyError("This game has already started.")
             if user_id != game.creator_id and not is_admin:
                 raise PermissionDenied("Only the game's creator or a server admin can start it.")
@@ -158,11 +159,11 @@ class LobbyMixin(MovesMixin):
         )
         state_json = state.model_dump_json()
         version = await tx.update_game(
-            game.id, game.version, now=now, status="active", state=state_json,
+            game.id, game.version, now=now, status=GameStatus.ACTIVE, state=state_json,
             checkpoint=state_json, checkpoint_seq=0,
         )
         info = self._info(game, new_seats, version)
-        info = replace(info, status="active")
+        info = replace(info, status=GameStatus.ACTIVE)
         await self._schedule(tx, info, state, now)
         names = info.names
         order_text = ", ".join(s.name for s in new_seats)
@@ -185,8 +186,8 @@ class LobbyMixin(MovesMixin):
                 raise PermissionDenied(
                     "Only the game's creator or a server admin can abandon the game."
                 )
-            version = await tx.update_game(game.id, game.version, now=now, status="abandoned",
-                                           paused_at=None)
+            version = await tx.update_game(game.id, game.version, now=now,
+                                           status=GameStatus.ABANDONED, paused_at=None)
             await tx.cancel_timers(game.id)
             await tx.add_note(game.id, await tx.last_seq(game.id), "The game was abandoned.",
                               now, user_id)
@@ -200,7 +201,7 @@ class LobbyMixin(MovesMixin):
             state = self._state(game)
         except EngineError:
             return Outcome(game=info, public=[Post(text)])
-        summary = status_text(state, info.names, "abandoned").split("\n", 1)
+        summary = status_text(state, info.names, GameStatus.ABANDONED).split("\n", 1)
         standing = summary[1] if len(summary) > 1 else ""
         text = (f"The game is abandoned in round {state.round} of 7. Standing when it stopped:\n"
                 f"{standing}\nA new game can be created with /create.")

@@ -31,7 +31,9 @@ from .core import (
     DRAW_KINDS,
     DamagedGame,
     GameInfo,
+    GameStatus,
     Image,
+    MoveKind,
     NoGameHere,
     Outcome,
     PermissionDenied,
@@ -53,7 +55,7 @@ def effective_moves(moves: Sequence[MoveRow]) -> list[MoveRow]:
     """The log's actions still in effect: each ``undo`` entry cancels the action it names."""
     stack: list[MoveRow] = []
     for m in moves:
-        if m.kind == "undo":
+        if m.kind == MoveKind.UNDO:
             undone = json.loads(m.action)["undoes"]
             if not stack or stack[-1].seq != undone:
                 raise CorruptState(f"undo entry {m.seq} does not match the log", "")
@@ -223,10 +225,10 @@ class MovesMixin(ServiceCore):
             fields["checkpoint"] = fields["state"]
             fields["checkpoint_seq"] = seq
         if new.over:
-            fields["status"] = "over"
+            fields["status"] = GameStatus.OVER
         await tx.append_move(
             game_id=game_id, seq=seq, version=version + 1, seat=seat, user_id=user_id,
-            kind="action", action=json.dumps(engine.dump_action(action)),
+            kind=MoveKind.ACTION, action=json.dumps(engine.dump_action(action)),
             events=json.dumps([e.model_dump(mode="json") for e in events]),
             step=new.step, now=now,
         )
@@ -285,7 +287,7 @@ class MovesMixin(ServiceCore):
                                                    names, now)
             events += evs
             texts.append(events_text(evs, names))
-        info = replace(info, version=version, status="over" if new.over else info.status)
+        info = replace(info, version=version, status=GameStatus.OVER if new.over else info.status)
         await self._schedule(tx, info, new, now)
         out = self._after_move(info, state, new, events, actor, "\n".join(t for t in texts if t))
         if new.over:  # the end-of-game picture: where every player's Ecus came from
@@ -364,7 +366,7 @@ class MovesMixin(ServiceCore):
             seq = await tx.last_seq(game.id) + 1
             await tx.append_move(
                 game_id=game.id, seq=seq, version=game.version + 1, seat=seat, user_id=user_id,
-                kind="undo", action=json.dumps({"undoes": last.seq}),
+                kind=MoveKind.UNDO, action=json.dumps({"undoes": last.seq}),
                 events=json.dumps([undo_event.model_dump(mode="json")]),
                 step=restored.step, now=now,
             )

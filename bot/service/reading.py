@@ -21,6 +21,7 @@ from .core import (
     _DAMAGED,
     DamagedGame,
     GameInfo,
+    GameStatus,
     HistoryEntry,
     Image,
     NotSeated,
@@ -28,6 +29,7 @@ from .core import (
     Outcome,
     Reply,
     ServiceError,
+    TimerKind,
     damaged,
     events_of,
 )
@@ -66,17 +68,17 @@ class ReadingMixin(MovesMixin):
             seats = await q.seats(game.id)
             timers = await q.timers(game.id)
         info = self._info(game, seats)
-        if game.status == "lobby":
+        if game.status == GameStatus.LOBBY:
             names = ", ".join(s.name for s in seats) or "nobody"
             return Outcome(game=info, reply=Reply(
                 f"The game is waiting for players: {names}. Join with /join.", ephemeral=False))
         state = self._state(game)
         text = status_text(state, info.names, game.status)
-        if game.status == "active":
+        if game.status == GameStatus.ACTIVE:
             if game.paused_at is not None:
                 text += f"\nPaused since {when(game.paused_at)}; /resume starts it again."
             for t in timers:
-                if t.kind == "deadline" and t.seat is not None:
+                if t.kind == TimerKind.DEADLINE and t.seat is not None:
                     text += f"\nDeadline for {info.names.get(t.seat, '?')}: {when(t.due_at)}."
             away = [s for s in info.seats if s.away_until and s.away_until > self.clock()]
             for s in away:
@@ -155,7 +157,7 @@ class ReadingMixin(MovesMixin):
             seats = await q.seats(game.id)
             moves = await q.moves(game.id)
         info = self._info(game, seats)
-        if game.status == "lobby":
+        if game.status == GameStatus.LOBBY:
             raise NotStarted("The game has not started yet: there is no move to show.")
         live = effective_moves(moves)
         if seq is None and not live:

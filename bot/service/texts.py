@@ -65,7 +65,7 @@ def status_text(state: GameState, names: dict[int, str], status: str) -> str:
     lines = []
     if state.over:
         lines.append("The game is over. Final fortunes:")
-    elif status == "abandoned":
+    elif status == "abandoned":  # GameStatus.ABANDONED (texts.py comes before core.py)
         lines.append("This game was abandoned.")
     else:
         lines.append(f"Round {state.round} of 7: {names.get(state.turn, '?')}'s turn.")

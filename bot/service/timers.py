@@ -17,9 +17,11 @@ from .core import (
     OFFLINE_MARGIN,
     Direct,
     GameInfo,
+    GameStatus,
     Image,
     Outcome,
     Post,
+    TimerKind,
     events_of,
 )
 from .moves import MovesMixin
@@ -70,7 +72,7 @@ class TimersMixin(MovesMixin):
             if timer is None or timer.due_at > now:
                 return None
             game = await tx.game(timer.game_id)
-            if game is None or game.status != "active" or game.paused_at is not None:
+            if game is None or game.status != GameStatus.ACTIVE or game.paused_at is not None:
                 await tx.delete_timer(timer_id)
                 return None
             seats = await tx.seats(game.id)
@@ -89,11 +91,11 @@ class TimersMixin(MovesMixin):
             payload = json.loads(timer.payload)
             notes = await self._offline_note(tx, info, timer, timers, payload, now)
             out = Outcome(game=info, public=[Post(n) for n in notes])
-            deadline = next((t for t in timers if t.kind == "deadline"), None)
+            deadline = next((t for t in timers if t.kind == TimerKind.DEADLINE), None)
             deadline_due = deadline is not None and deadline.due_at <= now
             mine = state.pending is not None and state.pending.seat == seat
 
-            if timer.kind == "reminder":
+            if timer.kind == TimerKind.REMINDER:
                 rest = {k: v for k, v in payload.items() if k != "noted"}
                 due = now + max(info.settings.reminder_hours * HOUR,
                                 (me.away_until or now) - now)
@@ -108,7 +110,7 @@ class TimersMixin(MovesMixin):
                 return out if out.public or out.direct else None
 
             await tx.delete_timer(timer_id)
-            if timer.kind == "deadline_warning":
+            if timer.kind == TimerKind.WARNING:
                 if deadline is None or deadline_due:
                     return out if out.public else None
                 what = ("your choice takes its default (R37)" if mine
@@ -120,7 +122,7 @@ class TimersMixin(MovesMixin):
                     fallback=f"{me.name}, your deadline is {when(deadline.due_at)}: act before "
                              f"then, or {what}."))
                 return out
-            if timer.kind != "deadline":
+            if timer.kind != TimerKind.DEADLINE:
                 return out if out.public else None
             hours = hours_text(info.settings.deadline_hours or 0)
             intro = (f"Time is up for {me.name} (deadline {hours}): the bot plays "
