@@ -264,3 +264,30 @@ async def test_defect11_no_message_of_the_bot_can_ping_everyone(
         sent = bot_messages(fake, ch)
         assert sent and all(m.allowed_mentions is not None for m in sent)
         assert not any(m.notifies_everyone() for m in sent)
+
+
+async def test_defect12_a_player_named_like_a_seat_token_is_shown_as_himself(
+        fake_discord: FakeDiscord, tmp_path: Path) -> None:
+    """Seat 0 is called "{P1}": his /end is posted under his name, not seat 1's."""
+    fake = fake_discord
+    guild = fake.add_guild()
+    ch = fake.add_channel(guild, "khronos")
+    odd, bob = fake.add_user("{P1}"), fake.add_user("bob")
+    async with fake.running(make_bot(fake, tmp_path, guild.id)) as bot:
+        table = Table(fake, bot, ch, [odd, bob])
+        await table.slash(odd, "create", players=2)
+        await table.slash(bob, "join")
+        info, state = await table.state()
+        async with bot.service.storage.write() as tx:  # "{P1}" at seat 0, and to play
+            seats = sorted(await tx.seats(info.game_id), key=lambda s: s.user_id != odd.id)
+            await tx.replace_seats(info.game_id, [replace(s, seat=i) for i, s in enumerate(seats)])
+            game = await tx.game(info.game_id)
+            assert game is not None
+            first = state.model_copy(update={"turn": 0})
+            await tx.update_game(game.id, game.version, now=0.0, state=first.model_dump_json(),
+                                 checkpoint=first.model_dump_json())
+        seen = len(fake.channel_messages(ch))
+        await table.slash(odd, "end")
+        post = next(m for m in fake.channel_messages(ch)[seen:] if m.attachments)
+        line = post.content.split("\n")[0]
+        assert "{P1}" in line and "bob" not in line, line
