@@ -22,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import engine
 from bot.discord_app import create_bot
+from bot.images import Renderer
 from bot.settings import Settings
 from tests.fakediscord.fake import FakeDiscord
 
@@ -39,7 +40,9 @@ async def main() -> None:
     await fake.start()
     patch = fake.configure_discord_py()
     guild = fake.add_guild()
-    channels = {False: fake.add_channel(guild, "quiet"), True: fake.add_channel(guild, "busy")}
+    # (under load, worker processes for images): 0 = threads
+    phases = [(False, 0), (True, 0), (True, 2)]
+    channels = {p: fake.add_channel(guild, f"phase{i}") for i, p in enumerate(phases)}
     alice, bob, carol = fake.add_user("alice"), fake.add_user("bob"), fake.add_user("carol")
     watchers = [fake.add_user(f"watcher{i}") for i in range(LOAD)]
     users = {u.id: u for u in (alice, bob, carol)}
@@ -52,7 +55,7 @@ async def main() -> None:
 
     fake._store_message = store  # type: ignore[method-assign]
     commits: list[float] = []
-    results: dict[bool, dict[str, list[float]]] = {}
+    results: dict[tuple[bool, int], dict[str, list[float]]] = {}
     with tempfile.TemporaryDirectory() as data:
         settings = Settings(DISCORD_TOKEN=fake.token, KHRONOS_DATA_DIR=Path(data),
                             KHRONOS_TEST_GUILD_ID=guild.id)
@@ -65,8 +68,10 @@ async def main() -> None:
                 commits.append(time.perf_counter())
 
             storage._commit = commit  # type: ignore[method-assign]
-            for loaded in (False, True):
-                ch = channels[loaded]
+            for loaded, processes in phases:
+                ch = channels[(loaded, processes)]
+                bot.renderer.close()
+                bot.renderer = Renderer(processes)
                 for user, name, opts in ((alice, "create", {"players": 3}), (bob, "join", {}),
                                          (carol, "join", {})):
                     ia = await fake.slash(user, ch, name, options=opts)
@@ -111,11 +116,14 @@ async def main() -> None:
                         await w.wait_message(timeout=120)
                     ia = await fake.slash(user, ch, "end")
                     await ia.wait_message(timeout=60)
-                results[loaded] = {"moves": moves, "trivial": trivial, "delays": delays}
+                results[(loaded, processes)] = {"moves": moves, "trivial": trivial,
+                                                "delays": delays}
+            bot.renderer.close()
     patch.restore()
     await fake.stop()
-    for loaded, r in results.items():
+    for (loaded, processes), r in results.items():
         what = f"with {LOAD} concurrent /board move" if loaded else "alone"
+        what += f", images in {processes} worker processes" if processes else ""
         moves, delays = r["moves"], r["delays"]
         if not moves:
             print(f"{what}: no move measured")

@@ -30,7 +30,7 @@ from engine import Age, BuildingType, EngineError
 
 from .dispatcher import TimerDispatcher
 from .health import Heartbeat, heartbeat_path
-from .images import render_image
+from .images import Renderer
 from .service import DamagedGame, DecisionInfo, GameService, Image, Outcome, format_names, when
 from .service.outbox import Deliverer, Delivery, RetryLater, Undeliverable, reply_delivery
 from .settings import Settings
@@ -77,9 +77,12 @@ def chunks(text: str, limit: int = 2000) -> list[str]:
 # --- rendering an outcome's images (off the event loop) -----------------------------------------
 
 
-async def to_file(image: Image) -> discord.File:
-    png, name, alt = await asyncio.to_thread(render_image, image)
+async def to_file(image: Image, renderer: Renderer | None = None) -> discord.File:
+    png, name, alt = await (renderer or _THREADS).render(image)
     return discord.File(io.BytesIO(png), filename=name, description=alt[:1024])
+
+
+_THREADS = Renderer()
 
 
 def only(user_id: int) -> discord.AllowedMentions:
@@ -276,7 +279,7 @@ class DiscordTransport:
         if item.image is None:
             await channel.send(parts[-1], allowed_mentions=NO_PINGS, nonce=item.nonce)
             return "sent"
-        file = await to_file(item.image)
+        file = await to_file(item.image, self.bot.renderer)
         try:
             await channel.send(parts[-1], file=file, allowed_mentions=NO_PINGS, nonce=item.nonce)
             return "sent"
@@ -299,7 +302,7 @@ class DiscordTransport:
         user = self.bot.get_user(item.user_id) or await self.bot.fetch_user(item.user_id)
         kwargs: dict[str, Any] = {"allowed_mentions": NO_PINGS, "nonce": item.nonce}
         if item.image is not None:
-            kwargs["file"] = await to_file(item.image)
+            kwargs["file"] = await to_file(item.image, self.bot.renderer)
         if item.decision is not None:
             kwargs["view"] = decision_view(item.decision)
         text = item.text
@@ -346,6 +349,8 @@ class KhronosBot(commands.AutoShardedBot):
         intents.guilds = True
         options.setdefault("allowed_mentions", NO_PINGS)  # a message mentions only whom it says
         self.handle_sigterm = bool(options.pop("handle_sigterm", False))
+        # images in worker processes (python -m bot) or threads (tests): docs/discord.md
+        self.renderer = Renderer(int(options.pop("render_processes", 0)))
         super().__init__(command_prefix=commands.when_mentioned, intents=intents,
                          help_command=None, **options)
         self.settings = settings
@@ -428,6 +433,7 @@ class KhronosBot(commands.AutoShardedBot):
                 except Exception:
                     log.exception("deliveries left for the next start")
         await super().close()
+        self.renderer.close()
         if self._own_storage is not None:
             await self._own_storage.close()
             self._own_storage = None
@@ -513,7 +519,8 @@ class KhronosBot(commands.AutoShardedBot):
         buttons.add_item(CancelButton(key))
         await interaction.followup.send(
             f"**Preview** (nothing is played until you confirm):\n{words}"[:2000],
-            file=await to_file(image), view=buttons, ephemeral=True, allowed_mentions=NO_PINGS)
+            file=await to_file(image, self.renderer), view=buttons, ephemeral=True,
+            allowed_mentions=NO_PINGS)
         return True
 
     async def deliver(self, outcome: Outcome, *,
@@ -548,7 +555,7 @@ class KhronosBot(commands.AutoShardedBot):
         text = item.text or "Done."
         kwargs: dict[str, Any] = {"ephemeral": item.ephemeral, "allowed_mentions": NO_PINGS}
         if item.image is not None:
-            kwargs["file"] = await to_file(item.image)
+            kwargs["file"] = await to_file(item.image, self.renderer)
         decision = item.decision
         if decision is not None and decision.user_id == interaction.user.id:
             kwargs["view"] = decision_view(decision)

@@ -1,8 +1,13 @@
 """The one image helper of both adapters (Discord and the terminal): an ``Image`` the service
-asked for → PNG bytes, a file name and its alt text. Pure and synchronous: callers run it in a
-worker thread (``asyncio.to_thread``) so that rendering never blocks the event loop."""
+asked for → PNG bytes, a file name and its alt text. ``render_image`` is pure and synchronous;
+``Renderer`` runs it off the event loop, in worker threads or (``processes``) in worker
+processes, which do not share the interpreter lock with the event loop."""
 
 from __future__ import annotations
+
+import asyncio
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
 
 import engine
 import render
@@ -50,4 +55,28 @@ def render_image(image: Image) -> tuple[bytes, str, str]:
     return render.boards_png(view, names, highlights), "boards.png", alt
 
 
-__all__ = ["names_list", "render_image"]
+class Renderer:
+    """Renders images off the event loop: in a worker thread (``processes=0``, the default,
+    nothing to start or stop), or in a pool of ``processes`` worker processes (started on
+    first use with ``forkserver``, never ``fork`` from a process with threads; ``close()``
+    stops them)."""
+
+    def __init__(self, processes: int = 0) -> None:
+        self.processes = processes
+        self._pool: ProcessPoolExecutor | None = None
+
+    async def render(self, image: Image) -> tuple[bytes, str, str]:
+        if self.processes <= 0:
+            return await asyncio.to_thread(render_image, image)
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(
+                self.processes, mp_context=multiprocessing.get_context("forkserver"))
+        return await asyncio.get_running_loop().run_in_executor(self._pool, render_image, image)
+
+    def close(self) -> None:
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+
+
+__all__ = ["Renderer", "names_list", "render_image"]
