@@ -463,6 +463,14 @@ class ServiceCore:
             raise damaged(game.id)
         return state
 
+    async def _seated(self, q: Queries, channel_id: int, user_id: int, *,
+                      live_only: bool = False) -> tuple[GameRow, GameInfo, int]:
+        """The channel's game, its description and the user's seat: the one way a command
+        loads "my game" (refusals: no game, damaged, not seated or removed)."""
+        game = await self._game(q, channel_id, live_only=live_only)
+        info = self._info(game, await q.seats(game.id))
+        return game, info, self._seat(info, user_id)
+
     @staticmethod
     def _check_running(game: GameRow, state: GameState) -> None:
         if game.paused_at is not None and not state.over:

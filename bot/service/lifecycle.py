@@ -228,9 +228,7 @@ class LifecycleMixin(ReadingMixin):
     async def set_muted(self, channel_id: int, user_id: int, muted: bool) -> Outcome:
         """Turn the user's reminder DMs in this game off or on (deadlines still apply)."""
         async with self.storage.write() as tx:
-            game = await self._game(tx, channel_id, live_only=True)
-            info = self._info(game, await tx.seats(game.id))
-            seat = self._seat(info, user_id)
+            game, info, seat = await self._seated(tx, channel_id, user_id, live_only=True)
             await tx.update_seat(game.id, seat, muted=int(muted))
         if muted:
             text = ("Reminders for this game are off for you. Deadlines, if the game has one, "
@@ -249,9 +247,7 @@ class LifecycleMixin(ReadingMixin):
             )
         now = self.clock()
         async with self.storage.write() as tx:
-            game = await self._game(tx, channel_id, live_only=True)
-            info = self._info(game, await tx.seats(game.id))
-            seat = self._seat(info, user_id)
+            game, info, seat = await self._seated(tx, channel_id, user_id, live_only=True)
             me = info.seat_info(seat)
             assert me is not None
             until = now + hours * HOUR
@@ -293,9 +289,7 @@ class LifecycleMixin(ReadingMixin):
         """End the user's declared absence (deadlines already extended stay extended)."""
         now = self.clock()
         async with self.storage.write() as tx:
-            game = await self._game(tx, channel_id, live_only=True)
-            info = self._info(game, await tx.seats(game.id))
-            seat = self._seat(info, user_id)
+            game, info, seat = await self._seated(tx, channel_id, user_id, live_only=True)
             me = info.seat_info(seat)
             assert me is not None
             if me.away_until is None or me.away_until <= now:
