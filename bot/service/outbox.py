@@ -352,6 +352,7 @@ class Deliverer:
                 await task
 
     async def _run(self) -> None:
+        failing = 0
         while True:
             self._wake.clear()
             delay = 60.0
@@ -360,8 +361,13 @@ class Deliverer:
                 nxt = await self.next_due()
                 if nxt is not None:
                     delay = min(max(nxt - self.clock(), 0.5), 60.0)
+                if failing:
+                    log.warning("the outbox deliverer works again")
+                failing = 0
             except Exception:
-                log.exception("the outbox deliverer failed; retrying in %.0f s", delay)
+                if not failing:  # said once, not once a minute (a full disk, a lost file)
+                    log.exception("the outbox deliverer failed; retrying every minute")
+                failing += 1
             sleeper = asyncio.ensure_future(self.sleep(delay))
             waker = asyncio.ensure_future(self._wake.wait())
             try:
