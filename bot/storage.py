@@ -597,9 +597,11 @@ class Tx(Queries):
         )
 
     async def prune_outbox(self, before: float) -> int:
-        """Delete delivered rows sent before ``before``; returns how many."""
+        """Delete delivered rows sent before ``before``, and previews left unanswered since
+        then (their buttons then say the preview has expired); returns how many rows."""
         cur = await self._conn.execute(
             "DELETE FROM outbox WHERE sent_at IS NOT NULL AND sent_at < ?", (before,))
+        await self._conn.execute("DELETE FROM pending_moves WHERE created_at < ?", (before,))
         return cur.rowcount
 
     async def notice_once(self, game_id: int, user_id: int, kind: str, now: float) -> bool:
