@@ -1,11 +1,13 @@
 """The Discord adapter (discord.py 2.x): thin slash commands over the game service (style 10).
 
 Every command acknowledges at once (a private "thinking" defer), then parses its options with
-the same vocabulary as the terminal (``textcommands``), calls the service, and delivers the
-``Outcome`` only after the service has committed: one public post with the boards image (which
-pings nobody), a new message that mentions only the next player, hands and choices by DM.
-Buttons carry their state in their ``custom_id`` (``DynamicItem``), so they keep working after a
-restart. Engine refusals become private replies; anything else is logged with a short apology.
+the same vocabulary as the terminal (``textcommands``) and calls the service, which commits
+the move together with what it must say (the outbox). ``DiscordTransport`` then delivers the
+game's outbox rows in order: the public post with the move image (which pings nobody), a new
+message that mentions only the next player, hands and choices by DM, and last the reply, with
+fallbacks when Discord refuses. Buttons carry their state (or a preview's key) in their
+``custom_id`` (``DynamicItem``), so they keep working after a restart. Engine refusals become
+private replies; anything else is logged with a short apology.
 """
 
 from __future__ import annotations
@@ -349,7 +351,7 @@ class KhronosBot(commands.AutoShardedBot):
         intents.guilds = True
         options.setdefault("allowed_mentions", NO_PINGS)  # a message mentions only whom it says
         self.handle_sigterm = bool(options.pop("handle_sigterm", False))
-        # images in worker processes (python -m bot) or threads (tests): docs/discord.md
+        # images render in worker threads; worker processes on request (docs/discord.md)
         self.renderer = Renderer(int(options.pop("render_processes", 0)))
         super().__init__(command_prefix=commands.when_mentioned, intents=intents,
                          help_command=None, **options)
