@@ -8,8 +8,10 @@ transaction as the move that causes them. ``TimerDispatcher`` runs one asyncio t
           ``wake()`` is called (a command committed a timer that may be earlier).
 
 Exactly once: ``fire_timer`` reschedules or deletes the timer in the transaction that handles
-it, so a second dispatcher (another process) or a second attempt finds nothing due. Delivery
-happens after that commit: a crash in between loses that one message, never doubles it.
+it, so a second dispatcher (another process) or a second attempt finds nothing due. What it
+says is stored in the outbox in that same transaction and delivered after the commit: a crash
+in between delays that message to the next start, never loses or doubles it. If the storage
+fails (disk full, read-only), the loop backs off and says so once.
 After a restart, due timers fire at once; the service adds one "While the bot was offline …"
 note per game to the first one that fires late.
 
