@@ -220,7 +220,9 @@ class MovesMixin(ServiceCore):
         except EngineError as exc:
             raise _rename(exc, names) from None
         seq = await tx.last_seq(game_id) + 1
-        fields: dict[str, object] = {"state": new.model_dump_json()}
+        state_json = new.model_dump_json()
+        self._trust(game_id, state_json)
+        fields: dict[str, object] = {"state": state_json}
         if action.kind in DRAW_KINDS:
             fields["checkpoint"] = fields["state"]
             fields["checkpoint_seq"] = seq
