@@ -291,3 +291,31 @@ async def test_defect12_a_player_named_like_a_seat_token_is_shown_as_himself(
         post = next(m for m in fake.channel_messages(ch)[seen:] if m.attachments)
         line = post.content.split("\n")[0]
         assert "{P1}" in line and "bob" not in line, line
+
+
+async def test_a_resend_after_a_crash_between_send_and_mark_lands_once(
+        fake_discord: FakeDiscord, tmp_path: Path) -> None:
+    """The post went out but the process died before marking its row sent: the resend
+    carries the same nonce (enforce_nonce), so the channel shows the post once."""
+    from bot.service.outbox import delivery
+
+    fake = fake_discord
+    guild = fake.add_guild()
+    ch = fake.add_channel(guild, "khronos")
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    users = {alice.id: alice, bob.id: bob}
+    async with fake.running(make_bot(fake, tmp_path, guild.id)) as bot:
+        table = Table(fake, bot, ch, [alice, bob])
+        await table.slash(alice, "create", players=2)
+        await table.slash(bob, "join")
+        info, state = await table.state()
+        first = users[info.user_of(state.turn)]
+        out = await bot.service.act(ch.id, first.id, engine.EndTurn())
+        async with bot.service.storage.read() as q:
+            row = await q.outbox_row(out.outbox[0])
+        assert row is not None and row.kind == "post"
+        seen = len(fake.channel_messages(ch))
+        await bot.deliverer.transport.send(delivery(row, time.time()))  # sent, not marked
+        await bot.deliverer.flush(info.game_id)
+        posts = [m for m in fake.channel_messages(ch)[seen:] if m.attachments]
+        assert len(posts) == 1
