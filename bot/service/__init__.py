@@ -2,8 +2,10 @@
 
 Every command is one write transaction (style 9): load the channel's game, check who may do
 it, apply, append to the move log, save with ``version = version + 1`` where the version is
-still the one read, reschedule the timers, commit. Only after the commit is an ``Outcome``
-built: what to post publicly, what to send privately and whom to ping (style 6).
+still the one read, reschedule the timers, write what to post publicly, what to send
+privately and whom to ping into the outbox (``outbox.py``), commit. The ``Outcome`` is
+returned only after the commit, and the outbox's rows are what the adapters deliver, so a
+stored move is always announced and a refused one never is (style 6).
 
 Refusals are ``EngineError`` subclasses with a sentence for the user (style 5): the engine's
 own (``IllegalAction``, ``NotYourTurn``, ``GameOver``, ``StaleState`` …) with seat tokens turned
@@ -12,7 +14,7 @@ into names, and the service's (``core.py``).
 The parts: ``core`` (errors, settings, results, loading helpers, timer scheduling), ``texts``
 (sentences), ``moves`` (moves, undo, the one replay), ``lobby``, ``reading`` (status, hand,
 history), ``timers`` (firing reminders and deadlines), ``lifecycle`` (rebuild, settings, pause,
-absence, replacement, removal).
+absence, replacement, removal), ``outbox`` (the rows and their deliverer).
 """
 
 from __future__ import annotations
