@@ -33,7 +33,16 @@ from engine import Age, BuildingType, EngineError
 from .dispatcher import TimerDispatcher
 from .health import Heartbeat, heartbeat_path
 from .images import Renderer
-from .service import DamagedGame, DecisionInfo, GameService, Image, Outcome, format_names, when
+from .service import (
+    DAMAGED_NOTICE,
+    DamagedGame,
+    DecisionInfo,
+    GameService,
+    Image,
+    Outcome,
+    format_names,
+    when,
+)
 from .service.outbox import Deliverer, Delivery, RetryLater, Undeliverable, reply_delivery
 from .settings import Settings
 from .slash import register_commands, suggestions
@@ -495,10 +504,7 @@ class KhronosBot(commands.AutoShardedBot):
                 first = await tx.notice_once(game_id, 0, "damaged", self.service.clock())
             if first:
                 channel = await DiscordTransport(self)._channel(channel_id)
-                await channel.send(
-                    "This game's saved data is damaged, so it cannot go on as it is. A player, "
-                    "the creator or a server admin can use /rebuild to restore it from the move "
-                    "log; the other games are not affected.", allowed_mentions=NO_PINGS)
+                await channel.send(DAMAGED_NOTICE, allowed_mentions=NO_PINGS)
         except Exception:
             log.exception("could not tell channel %s that game %s is damaged", channel_id,
                           game_id)

@@ -20,6 +20,7 @@ absence, replacement, removal), ``outbox`` (the rows and their deliverer).
 from __future__ import annotations
 
 from .core import (
+    DAMAGED_NOTICE,
     DRAW_KINDS,
     HOUR,
     MAX_AWAY_HOURS,
@@ -76,6 +77,7 @@ class GameService(LobbyMixin, TimersMixin, LifecycleMixin):
 
 
 __all__ = [
+    "DAMAGED_NOTICE",
     "DRAW_KINDS",
     "HOUR",
     "MAX_AWAY_HOURS",

@@ -383,6 +383,12 @@ class HistoryEntry:
 
 
 
+DAMAGED_NOTICE = (
+    "This game's saved data is damaged, so it cannot go on as it is. A player, the creator or "
+    "a server admin can use /rebuild to restore it from the move log; the other games are not "
+    "affected."
+)
+
 _DAMAGED = (
     "This game's saved state is damaged. A player, the creator or an admin can try /rebuild "
     "to restore it from the move log."

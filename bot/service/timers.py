@@ -13,10 +13,12 @@ from engine import (
 
 from ..storage import Queries, TimerRow, Tx
 from .core import (
+    DAMAGED_NOTICE,
     HOUR,
     OFFLINE_MARGIN,
     Direct,
     GameInfo,
+    GameSettings,
     GameStatus,
     Image,
     Outcome,
@@ -76,12 +78,17 @@ class TimersMixin(MovesMixin):
                 await tx.delete_timer(timer_id)
                 return None
             seats = await tx.seats(game.id)
-            info = self._info(game, seats)
             try:
+                info = self._info(game, seats)
                 state = self._state(game)
             except EngineError:
-                await tx.delete_timer(timer_id)  # a damaged game waits for /rebuild
-                return None
+                # a damaged game waits for /rebuild; its channel hears it once (the notice is
+                # the one the Discord adapter stores when a command meets the damage)
+                await tx.delete_timer(timer_id)
+                if not await tx.notice_once(game.id, 0, "damaged", now):
+                    return None
+                return Outcome(game=self._info(game, seats, settings=GameSettings()),
+                               public=[Post(DAMAGED_NOTICE)])
             seat = engine.current_seat(state)
             me = info.seat_info(seat) if seat is not None else None
             if seat is None or seat != timer.seat or me is None:

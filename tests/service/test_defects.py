@@ -165,3 +165,20 @@ async def test_defect16_replays_for_board_move_run_off_the_event_loop(
     assert out.reply is not None and out.reply.image is not None
     await service.replayed_state(9)
     assert threads and threading.get_ident() not in threads
+
+
+async def test_defect9_a_damaged_game_tells_its_channel_once_when_its_timers_come_due(
+        service: GameService, storage: Storage, clock: Any) -> None:
+    """Damaged settings used to make every due timer raise (retried every 10 minutes,
+    forever); now the timers of a damaged game are dropped and the channel hears it once."""
+    out = await started_game(service, 10, players=2, seed=10,
+                             settings=GameSettings(reminder_hours=1, deadline_hours=4))
+    assert out.game is not None
+    with sqlite3.connect(storage.path) as raw:
+        raw.execute("UPDATE games SET settings = 'garbage' WHERE id = ?", (out.game.game_id,))
+    clock.now += 10 * 3600
+    outs = [await service.fire_timer(t) for t in await service.due_timers()]
+    said = [o for o in outs if o is not None]
+    assert len(outs) >= 2 and len(said) == 1
+    assert "damaged" in said[0].public[0].text and said[0].outbox
+    assert await service.due_timers() == []
