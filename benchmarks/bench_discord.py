@@ -1,7 +1,11 @@
-"""A move through the fake Discord: from the interaction to the posted boards image.
+"""A move through the fake Discord: from the interaction to the posted boards image, and from
+the move's commit to its post, with and without 40 concurrent ``/board move`` requests.
 
-Prints the median time of a real move (a /build that posts the boards image) and of a trivial
-command (/help), both measured from dispatching the interaction to the bot's last message.
+Prints medians (and p99 for commit-to-post) of a real move (a /build that posts the boards
+image), of a trivial command (/help), and of the commit-to-post delay: the time from the
+storage commit of the move's transaction (which also stores its outbox rows) to the fake
+Discord receiving the post. Under load, 40 ``/board move:N`` requests (replay and render of
+a whole game each) are dispatched just before every move.
 """
 
 from __future__ import annotations
@@ -12,15 +16,23 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import engine
 from bot.discord_app import create_bot
+from bot.images import Renderer
 from bot.settings import Settings
 from tests.fakediscord.fake import FakeDiscord
 
-ROUNDS = 30
+ROUNDS = 12  # moves per phase (a 3-player game has 21 turns)
+LOAD = 40
+
+
+def p99(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
 
 
 async def main() -> None:
@@ -28,51 +40,99 @@ async def main() -> None:
     await fake.start()
     patch = fake.configure_discord_py()
     guild = fake.add_guild()
-    ch = fake.add_channel(guild, "khronos")
+    # (under load, worker processes for images): 0 = threads
+    phases = [(False, 0), (True, 0), (True, 2)]
+    channels = {p: fake.add_channel(guild, f"phase{i}") for i, p in enumerate(phases)}
     alice, bob, carol = fake.add_user("alice"), fake.add_user("bob"), fake.add_user("carol")
+    watchers = [fake.add_user(f"watcher{i}") for i in range(LOAD)]
     users = {u.id: u for u in (alice, bob, carol)}
+    arrived: dict[int, float] = {}
+    real_store = fake._store_message
+
+    async def store(msg: Any) -> None:
+        arrived[msg.id] = time.perf_counter()
+        await real_store(msg)
+
+    fake._store_message = store  # type: ignore[method-assign]
+    commits: list[float] = []
+    results: dict[tuple[bool, int], dict[str, list[float]]] = {}
     with tempfile.TemporaryDirectory() as data:
         settings = Settings(DISCORD_TOKEN=fake.token, KHRONOS_DATA_DIR=Path(data),
                             KHRONOS_TEST_GUILD_ID=guild.id)
         async with fake.running(create_bot(settings)) as bot:
-            for user, name, opts in ((alice, "create", {"players": 3}), (bob, "join", {}),
-                                     (carol, "join", {})):
-                ia = await fake.slash(user, ch, name, options=opts)
-                await ia.wait_message(timeout=10)
-            moves: list[float] = []
-            trivial: list[float] = []
-            while len(moves) < ROUNDS:
-                info, state = await bot.service.snapshot(ch.id)
-                if state.over:
-                    break
-                seat = state.turn
-                user = users[info.user_of(seat)]
-                small = [(t, o) for t in (engine.BuildingType.HAMLET, engine.BuildingType.CHAPEL,
-                                          engine.BuildingType.WATCHTOWER)
-                         for o in engine.construct_options(state, seat, engine.Age.MIGHT, t)]
-                t0 = time.perf_counter()
-                ia = await fake.slash(user, ch, "help")
-                await ia.wait_message(timeout=10)
-                trivial.append(time.perf_counter() - t0)
-                if small:
-                    btype, option = small[len(moves) % len(small)]
-                    posted = len(fake.channel_messages(ch))
-                    t0 = time.perf_counter()
-                    ia = await fake.slash(user, ch, "build", options={
-                        "building": btype.value, "square": option.square, "age": "might"})
+            storage = bot.service.storage
+            real_commit = storage._commit
+
+            async def commit(conn: Any) -> None:
+                await real_commit(conn)
+                commits.append(time.perf_counter())
+
+            storage._commit = commit  # type: ignore[method-assign]
+            for loaded, processes in phases:
+                ch = channels[(loaded, processes)]
+                bot.renderer.close()
+                bot.renderer = Renderer(processes)
+                for user, name, opts in ((alice, "create", {"players": 3}), (bob, "join", {}),
+                                         (carol, "join", {})):
+                    ia = await fake.slash(user, ch, name, options=opts)
                     await ia.wait_message(timeout=10)
-                    elapsed = time.perf_counter() - t0
-                    if any(m.attachments for m in fake.channel_messages(ch)[posted:]):
-                        moves.append(elapsed)
-                ia = await fake.slash(user, ch, "end")
-                await ia.wait_message(timeout=10)
+                moves: list[float] = []
+                trivial: list[float] = []
+                delays: list[float] = []
+                while len(moves) < ROUNDS:
+                    info, state = await bot.service.snapshot(ch.id)
+                    if state.over:
+                        break
+                    seat = state.turn
+                    user = users[info.user_of(seat)]
+                    small = [(t, o) for t in (engine.BuildingType.HAMLET,
+                                              engine.BuildingType.CHAPEL,
+                                              engine.BuildingType.WATCHTOWER)
+                             for o in engine.construct_options(state, seat, engine.Age.MIGHT, t)]
+                    t0 = time.perf_counter()
+                    ia = await fake.slash(user, ch, "help")
+                    await ia.wait_message(timeout=10)
+                    trivial.append(time.perf_counter() - t0)
+                    load: list[Any] = []
+                    if loaded and await bot.service.history_entries(ch.id):
+                        entries = await bot.service.history_entries(ch.id)
+                        load = [await fake.slash(w, ch, "board", options={
+                            "move": entries[i % len(entries)].seq})
+                            for i, w in enumerate(watchers)]
+                    if small:
+                        btype, option = small[len(moves) % len(small)]
+                        posted = len(fake.channel_messages(ch))
+                        t0 = time.perf_counter()
+                        seen_commits = len(commits)
+                        ia = await fake.slash(user, ch, "build", options={
+                            "building": btype.value, "square": option.square, "age": "might"})
+                        await ia.wait_message(timeout=60)
+                        elapsed = time.perf_counter() - t0
+                        posts = [m for m in fake.channel_messages(ch)[posted:] if m.attachments]
+                        if posts and len(commits) > seen_commits:
+                            moves.append(elapsed)
+                            delays.append(arrived[posts[0].id] - commits[seen_commits])
+                    for w in load:
+                        await w.wait_message(timeout=120)
+                    ia = await fake.slash(user, ch, "end")
+                    await ia.wait_message(timeout=60)
+                results[(loaded, processes)] = {"moves": moves, "trivial": trivial,
+                                                "delays": delays}
+            bot.renderer.close()
     patch.restore()
     await fake.stop()
-    print(f"move through the fake Discord (interaction -> boards image posted -> reply): "
-          f"median {statistics.median(moves) * 1000:.0f} ms, max {max(moves) * 1000:.0f} ms "
-          f"(n={len(moves)})")
-    print(f"trivial command (/help): median {statistics.median(trivial) * 1000:.0f} ms "
-          f"(n={len(trivial)})")
+    for (loaded, processes), r in results.items():
+        what = f"with {LOAD} concurrent /board move" if loaded else "alone"
+        what += f", images in {processes} worker processes" if processes else ""
+        moves, delays = r["moves"], r["delays"]
+        if not moves:
+            print(f"{what}: no move measured")
+            continue
+        print(f"{what}: move (interaction -> image posted -> reply): median "
+              f"{statistics.median(moves) * 1000:.0f} ms, max {max(moves) * 1000:.0f} ms "
+              f"(n={len(moves)}); commit -> post: median "
+              f"{statistics.median(delays) * 1000:.0f} ms, p99 {p99(delays) * 1000:.0f} ms; "
+              f"/help: median {statistics.median(r['trivial']) * 1000:.0f} ms")
 
 
 if __name__ == "__main__":

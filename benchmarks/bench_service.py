@@ -3,6 +3,9 @@
 1. One stored move (load, check, apply, append to the log, save, reschedule timers, commit)
    through ``GameService.act``, with 10,000 games in the database. Target: median < 5 ms.
 2. Database size per finished game (state + seats + move log), played by random players.
+3. Outbox deliveries per second: rows written by stored moves, sent by the ``Deliverer``
+   through a transport that does nothing (the outbox's own cost: read, rebuild the message and
+   its image data, mark sent) and through one that also renders each image (``bot.images``).
 
 Run: ``.venv/bin/python benchmarks/bench_service.py [--games 10000] [--moves 400]``.
 """
@@ -21,7 +24,9 @@ import time
 from pathlib import Path
 
 import engine
+from bot.images import render_image
 from bot.service import DRAW_KINDS, GameService
+from bot.service.outbox import Deliverer, Delivery
 from bot.storage import Storage
 from engine.random_player import random_action
 
@@ -133,7 +138,7 @@ async def bench_size(directory: Path, per_count: int) -> dict[int, tuple[float, 
         path = directory / f"size-{players}.sqlite3"
         async with Storage(path) as storage:
             base = await storage.size_bytes()
-            service = GameService(storage)
+            service = GameService(storage, outbox=False)  # the game itself, not its messages
             chooser = random.Random(players)
             for g in range(per_count):
                 ch = players * 1000 + g
@@ -156,11 +161,59 @@ async def bench_size(directory: Path, per_count: int) -> dict[int, tuple[float, 
     return out
 
 
+class NullTransport:
+    def __init__(self, render: bool) -> None:
+        self.render = render
+        self.sent = 0
+
+    async def send(self, item: Delivery) -> str:
+        if self.render and item.image is not None:
+            await asyncio.to_thread(render_image, item.image)
+        self.sent += 1
+        return "sent"
+
+
+async def bench_outbox(directory: Path, moves: int) -> dict[str, float]:
+    """Rows per second delivered from the outbox, without and with rendering the images."""
+    out: dict[str, float] = {}
+    for render in (False, True):
+        path = directory / f"outbox-{render}.sqlite3"
+        async with Storage(path) as storage:
+            service = GameService(storage)
+            chooser = random.Random(3)
+            played = 0
+            ch = 0
+            while played < (moves if not render else moves // 4):
+                ch += 1
+                await service.create_game(ch, 1, "Ann")
+                await service.join(ch, 2, "Bob")
+                await service.join(ch, 3, "Cid")
+                await service.start(ch, 1)
+                for _ in range(40):
+                    info, state = await service.snapshot(ch)
+                    if state.over:
+                        break
+                    seat, action = random_action(state, chooser)
+                    await service.act(ch, info.user_of(seat) or 0, action)
+                    played += 1
+            async with storage.read() as q:
+                rows = len(await q.unsent(limit=1_000_000))
+            transport = NullTransport(render)
+            deliverer = Deliverer(storage, transport)
+            t = time.perf_counter()
+            await deliverer.drain()
+            elapsed = time.perf_counter() - t
+            out["render" if render else "null"] = transport.sent / elapsed
+            out["rows_render" if render else "rows_null"] = rows
+    return out
+
+
 async def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--games", type=int, default=10_000)
     ap.add_argument("--moves", type=int, default=400)
     ap.add_argument("--size-games", type=int, default=3)
+    ap.add_argument("--outbox-moves", type=int, default=400)
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         r = await bench_moves(Path(tmp) / "moves", args.games, args.moves)
@@ -169,6 +222,11 @@ async def main() -> int:
         print(f"  median {r['median_ms']:.2f} ms, p90 {r['p90_ms']:.2f} ms, "
               f"p99 {r['p99_ms']:.2f} ms (target median < {TARGET_MS} ms); "
               f"engine.apply alone: median {r['engine_ms']:.2f} ms")
+        o = await bench_outbox(Path(tmp), args.outbox_moves)
+        print(f"outbox: {o['rows_null']:.0f} rows of {args.outbox_moves} stored moves: "
+              f"{o['null']:.0f} deliveries/s through a transport that sends nothing; "
+              f"{o['render']:.1f} deliveries/s rendering every image "
+              f"({o['rows_render']:.0f} rows)")
         sizes = await bench_size(Path(tmp), args.size_games)
         print("database size per finished game (random players):")
         for players, (total, log) in sizes.items():

@@ -161,7 +161,7 @@ def run_discord(settings: Settings) -> int:
     print(f"Khronos bot: games in {settings.data_dir.resolve()}; slash commands go to {where}.",
           flush=True)
     level = getattr(logging, settings.log_level.upper(), logging.INFO)
-    bot = create_bot(settings)
+    bot = create_bot(settings, handle_sigterm=True)  # docker stop: finish deliveries, close
     try:
         bot.run(settings.discord_token, log_level=level, root_logger=True)
     except Exception as exc:

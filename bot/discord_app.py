@@ -1,33 +1,48 @@
 """The Discord adapter (discord.py 2.x): thin slash commands over the game service (style 10).
 
 Every command acknowledges at once (a private "thinking" defer), then parses its options with
-the same vocabulary as the terminal (``textcommands``), calls the service, and delivers the
-``Outcome`` only after the service has committed: one public post with the boards image (which
-pings nobody), a new message that mentions only the next player, hands and choices by DM.
-Buttons carry their state in their ``custom_id`` (``DynamicItem``), so they keep working after a
-restart. Engine refusals become private replies; anything else is logged with a short apology.
+the same vocabulary as the terminal (``textcommands``) and calls the service, which commits
+the move together with what it must say (the outbox). ``DiscordTransport`` then delivers the
+game's outbox rows in order: the public post with the move image (which pings nobody), a new
+message that mentions only the next player, hands and choices by DM, and last the reply, with
+fallbacks when Discord refuses. Buttons carry their state (or a preview's key) in their
+``custom_id`` (``DynamicItem``), so they keep working after a restart. Engine refusals become
+private replies; anything else is logged with a short apology.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import io
 import logging
 import re
-from collections.abc import Awaitable, Callable
+import signal
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
+import aiohttp
 import discord
 from discord import app_commands
 from discord.ext import commands
 
-import engine
-import render
 from engine import EngineError
 
 from .dispatcher import TimerDispatcher
 from .health import Heartbeat, heartbeat_path
-from .service import DecisionInfo, Direct, GameInfo, GameService, Image, Outcome
+from .images import Renderer
+from .service import (
+    DAMAGED_NOTICE,
+    DamagedGame,
+    DecisionInfo,
+    GameService,
+    Image,
+    Outcome,
+    format_names,
+    when,
+)
+from .service.outbox import Deliverer, Delivery, RetryLater, Undeliverable, reply_delivery
 from .settings import Settings
 from .slash import CatalogueTranslator, register_commands
 from .storage import Storage
@@ -42,7 +57,9 @@ log = logging.getLogger("khronos.discord")
 APOLOGY = "Sorry, something went wrong on our side; nothing was changed. Please try again."
 PREVIEW_KINDS = {"rippled", "not_rippled", "removed", "junction", "junction_power", "downsized",
                  "decision", "hamlet_cube", "copy_kept"}
+RESTARTING = ("The bot is restarting; nothing was changed. Please try again in a minute.")
 NO_PINGS = discord.AllowedMentions.none()
+STOP_GRACE = 8.0  # seconds to finish deliveries on SIGTERM (docker stop waits 10)
 
 
 def chunks(text: str, limit: int = 2000) -> list[str]:
@@ -70,35 +87,19 @@ def chunks(text: str, limit: int = 2000) -> list[str]:
 # --- rendering an outcome's images (off the event loop) -----------------------------------------
 
 
-def _names_list(names: dict[int, str]) -> list[str]:
-    return [names.get(i, f"Player {i + 1}") for i in range(max(names, default=-1) + 1)]
-
-
-def _render(image: Image) -> tuple[bytes, str, str]:
-    """PNG bytes, file name and alt text of an ``Image`` the service asked for."""
-    names = _names_list(image.names)
-    if image.kind == "hand":
-        assert isinstance(image.view, engine.PlayerView)
-        return render.hand_png(image.view, names), "hand.png", image.alt or "Your hand"
-    highlights = render.highlights_from_events(list(image.events))
-    if image.kind == "compare":
-        assert isinstance(image.view, engine.PublicView)
-        png = render.before_after_png(image.before_view, image.view, names, highlights,
-                                      image.alt)
-        return png, "before-after.png", f"The boards before and after. {image.alt}"[:1024]
-    if image.age is not None:
-        png = render.age_png(image.view, image.age, names, highlights)
-        name = f"{image.age.label.lower()}.png"
-    else:
-        png = render.boards_png(image.view, names, highlights)
-        name = "boards.png"
-    alt = render.alt_text(image.view, names, list(image.events))[:1024]
-    return png, name, alt
-
-
-async def to_file(image: Image) -> discord.File:
-    png, name, alt = await asyncio.to_thread(_render, image)
+async def to_file(image: Image, renderer: Renderer | None = None) -> discord.File:
+    png, name, alt = await (renderer or _THREADS).render(image)
     return discord.File(io.BytesIO(png), filename=name, description=alt[:1024])
+
+
+_THREADS = Renderer()
+
+
+def only(user_id: int) -> discord.AllowedMentions:
+    """Allowed mentions of a message that may ping ``user_id`` and nobody else (never
+    @everyone, @here or a role, whatever a display name or a prompt says)."""
+    return discord.AllowedMentions(users=[discord.Object(id=user_id)], everyone=False,
+                                   roles=False, replied_user=False)
 
 
 # --- buttons that survive restarts -----------------------------------------------------------
@@ -133,47 +134,69 @@ class ChoiceButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
 
 
 class ConfirmButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
-                    template=r"kh:ok:(?P<game>\d+):(?P<version>\d+):(?P<line>.+)"):
-    """Confirm a previewed move: the command line itself travels in the ``custom_id``."""
+                    template=r"kh:ok:(?P<key>[A-Za-z0-9_-]{16})"):
+    """Confirm a previewed move: ``kh:ok:<key>``, the move itself is kept by the service
+    (``hold_preview``), so the id stays short whatever the move."""
 
-    def __init__(self, game_id: int, version: int, line: str) -> None:
+    def __init__(self, key: str) -> None:
         super().__init__(discord.ui.Button(
-            label="Confirm", style=discord.ButtonStyle.success,
-            custom_id=f"kh:ok:{game_id}:{version}:{line}"[:100],
-        ))
-        self.game_id, self.version, self.line = game_id, version, line
+            label="Confirm", style=discord.ButtonStyle.success, custom_id=f"kh:ok:{key}"))
+        self.key = key
 
     @classmethod
     async def from_custom_id(cls, interaction: discord.Interaction[Any],
                              item: discord.ui.Item[Any], match: re.Match[str]) -> ConfirmButton:
-        return cls(int(match["game"]), int(match["version"]), match["line"])
+        return cls(match["key"])
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         bot = interaction.client
         assert isinstance(bot, KhronosBot)
-        parsed = parse_line(self.line)
-        action = to_action(parsed.name, parsed.args)
         await bot.run_interaction(
-            interaction,
-            lambda ctx: bot.service.act_in_game(
-                self.game_id, ctx.user_id, action, expect_version=self.version),
-        )
+            interaction, lambda ctx: bot.service.confirm_preview(self.key, ctx.user_id))
 
 
 class CancelButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
-                   template=r"kh:no"):
-    def __init__(self) -> None:
+                   template=r"kh:no:(?P<key>[A-Za-z0-9_-]{16})"):
+    """Cancel a previewed move; if it was already confirmed, say that it was played."""
+
+    def __init__(self, key: str) -> None:
         super().__init__(discord.ui.Button(label="Cancel", style=discord.ButtonStyle.secondary,
-                                           custom_id="kh:no"))
+                                           custom_id=f"kh:no:{key}"))
+        self.key = key
 
     @classmethod
     async def from_custom_id(cls, interaction: discord.Interaction[Any],
                              item: discord.ui.Item[Any], match: re.Match[str]) -> CancelButton:
+        return cls(match["key"])
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        bot = interaction.client
+        assert isinstance(bot, KhronosBot)
+        try:
+            text = await bot.service.cancel_preview(self.key, interaction.user.id)
+        except EngineError as exc:
+            text = exc.message
+        await interaction.response.edit_message(content=text, view=None, attachments=[],
+                                                allowed_mentions=NO_PINGS)
+
+
+class ExpiredButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
+                    template=r"kh:(?:ok:\d+:\d+:.*|no)"):
+    """Confirm and Cancel buttons of the earlier form (the move in the id): they answer that
+    the preview has expired instead of failing silently."""
+
+    def __init__(self) -> None:
+        super().__init__(discord.ui.Button(label="Expired", custom_id="kh:no"))
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                             item: discord.ui.Item[Any], match: re.Match[str]) -> ExpiredButton:
         return cls()
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await interaction.response.edit_message(content="Cancelled: nothing was played.",
-                                                view=None, attachments=[])
+        await interaction.response.edit_message(
+            content="This preview has expired; nothing was played. Run the command again.",
+            view=None, attachments=[], allowed_mentions=NO_PINGS)
 
 
 class HandButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
@@ -208,18 +231,145 @@ def decision_view(decision: DecisionInfo) -> discord.ui.View:
 # --- the bot ---------------------------------------------------------------------------------
 
 
+class DiscordTransport:
+    """Sends outbox rows to Discord, with the fallbacks of a permanent refusal:
+
+    - a post whose image may not be attached (403 / 50013, no Attach Files): the text with the
+      image's alt text, and the channel is told once per game which permission is missing;
+    - a DM to closed DMs (403 / 50007): the channel is told once per game and player (stored),
+      with a "Show my hand" button; a choice goes to the channel, mentioning only the chooser;
+      a reminder or warning posts its ``fallback`` sentence, mentioning only him;
+    - a server error, a rate limit or a network failure: ``RetryLater`` (the deliverer backs
+      off); anything else refused: ``Undeliverable``.
+    Every message carries explicit allowed mentions and the row's nonce (``enforce_nonce``)."""
+
+    def __init__(self, bot: KhronosBot) -> None:
+        self.bot = bot
+
+    async def send(self, item: Delivery) -> str:
+        try:
+            if item.kind == "post":
+                return await self._post(item)
+            if item.kind == "ping":
+                assert item.user_id is not None
+                channel = await self._channel(item.channel_id)
+                await channel.send(f"<@{item.user_id}> {item.text}"[:2000],
+                                   allowed_mentions=only(item.user_id), nonce=item.nonce)
+                return "sent"
+            if item.kind == "direct":
+                return await self._direct(item)
+        except (discord.DiscordServerError, discord.RateLimited, aiohttp.ClientError,
+                TimeoutError, ConnectionError) as exc:
+            raise RetryLater(f"{type(exc).__name__}: {exc}") from exc
+        except discord.HTTPException as exc:
+            if exc.status == 429 or exc.status >= 500:
+                raise RetryLater(f"HTTP {exc.status}") from exc
+            raise Undeliverable(f"HTTP {exc.status} code {exc.code}: {exc.text}") from exc
+        raise Undeliverable(f"unknown row kind {item.kind!r}")
+
+    async def _channel(self, channel_id: int) -> discord.abc.Messageable:
+        channel = self.bot.get_channel(channel_id) or await self.bot.fetch_channel(channel_id)
+        if not isinstance(channel, discord.abc.Messageable):
+            raise Undeliverable(f"channel {channel_id} cannot receive messages")
+        return channel
+
+    async def _once(self, game_id: int, user_id: int, kind: str) -> bool:
+        async with self.bot.service.storage.write() as tx:
+            return await tx.notice_once(game_id, user_id, kind, self.bot.service.clock())
+
+    async def _post(self, item: Delivery) -> str:
+        channel = await self._channel(item.channel_id)
+        text = item.text
+        if item.late:
+            text = (f"(Delayed: this happened {when(item.created_at)}, while the bot could not "
+                    f"post.)\n{text}")
+        parts = chunks(text)
+        for i, part in enumerate(parts[:-1]):
+            await channel.send(part, allowed_mentions=NO_PINGS, nonce=f"{item.nonce}p{i}")
+        if item.image is None:
+            await channel.send(parts[-1], allowed_mentions=NO_PINGS, nonce=item.nonce)
+            return "sent"
+        file = await to_file(item.image, self.bot.renderer)
+        try:
+            await channel.send(parts[-1], file=file, allowed_mentions=NO_PINGS, nonce=item.nonce)
+            return "sent"
+        except discord.Forbidden as exc:
+            if exc.code != 50013:
+                raise
+        # no Attach Files here: the same words, and the picture described
+        described = f"{parts[-1]}\n(Image: {file.description or 'the boards'})"
+        for i, part in enumerate(chunks(described)):
+            await channel.send(part, allowed_mentions=NO_PINGS, nonce=f"{item.nonce}t{i}")
+        if await self._once(item.game_id, 0, "missing_attach_files"):
+            await channel.send(
+                "The bot may not attach files in this channel (the **Attach Files** permission "
+                "is missing), so the boards are described in words. A server admin can grant "
+                "it to the bot in the channel's permissions.", allowed_mentions=NO_PINGS)
+        return "text-only"
+
+    async def _direct(self, item: Delivery) -> str:
+        assert item.user_id is not None
+        user = self.bot.get_user(item.user_id) or await self.bot.fetch_user(item.user_id)
+        kwargs: dict[str, Any] = {"allowed_mentions": NO_PINGS, "nonce": item.nonce}
+        if item.image is not None:
+            kwargs["file"] = await to_file(item.image, self.bot.renderer)
+        if item.decision is not None:
+            kwargs["view"] = decision_view(item.decision)
+        text = item.text
+        if str(item.channel_id) not in text:
+            text = f"{text}\n(Game in <#{item.channel_id}>)"
+        try:
+            await user.send(text[:2000], **kwargs)
+            return "sent"
+        except discord.Forbidden as exc:
+            if exc.code not in (50007, 50278):  # cannot send messages to this user
+                raise
+        return await self._dm_closed(item)
+
+    async def _dm_closed(self, item: Delivery) -> str:
+        assert item.user_id is not None
+        channel = await self._channel(item.channel_id)
+        uid = item.user_id
+        if item.direct_kind in ("reminder", "deadline_warning"):
+            # the service sets ``fallback`` on the turn's first reminder only: once a turn
+            if item.fallback is not None:
+                await channel.send(f"<@{uid}> {item.fallback}"[:2000],
+                                   allowed_mentions=only(uid), nonce=f"{item.nonce}f")
+            return "dm-closed"
+        if item.decision is not None:
+            # the game waits for him: the choice goes to the channel, usable by him alone
+            await channel.send(f"<@{uid}> {item.decision.prompt}"[:2000],
+                               view=decision_view(item.decision), allowed_mentions=only(uid),
+                               nonce=f"{item.nonce}f")
+        if await self._once(item.game_id, uid, "dm_closed"):
+            view = discord.ui.View(timeout=None)
+            view.add_item(HandButton(item.channel_id))
+            name = item.name or "A player"
+            await channel.send(
+                f"{name}'s direct messages are closed, so the bot cannot send the hand there. "
+                "Use /hand or this button to see it privately.",
+                view=view, allowed_mentions=NO_PINGS)
+        return "dm-closed"
+
+
 class KhronosBot(commands.AutoShardedBot):
     def __init__(self, settings: Settings, *, service: GameService | None = None,
                  **options: Any) -> None:
         intents = discord.Intents.none()
         intents.guilds = True
+        options.setdefault("allowed_mentions", NO_PINGS)  # a message mentions only whom it says
+        self.handle_sigterm = bool(options.pop("handle_sigterm", False))
+        # images render in worker threads; worker processes on request (docs/discord.md)
+        self.renderer = Renderer(int(options.pop("render_processes", 0)))
         super().__init__(command_prefix=commands.when_mentioned, intents=intents,
                          help_command=None, **options)
         self.settings = settings
         self._service = service
         self._own_storage: Storage | None = None
-        self._dm_closed_told: set[tuple[int, int]] = set()
         self.dispatcher: TimerDispatcher | None = None
+        self._deliverer: Deliverer | None = None
+        self.stopping = False  # after SIGTERM: no new commands; deliveries finish
+        self._tasks: set[asyncio.Task[None]] = set()
         self.heartbeat = Heartbeat(self, heartbeat_path(settings.data_dir))
 
     @property
@@ -227,17 +377,25 @@ class KhronosBot(commands.AutoShardedBot):
         assert self._service is not None, "the service is opened in setup_hook"
         return self._service
 
+    @property
+    def deliverer(self) -> Deliverer:
+        assert self._deliverer is not None, "the deliverer is made in setup_hook"
+        return self._deliverer
+
     async def setup_hook(self) -> None:
         if self._service is None:
             self.settings.data_dir.mkdir(parents=True, exist_ok=True)
             self._own_storage = await Storage.in_dir(self.settings.data_dir).open()
             self._service = GameService(self._own_storage)
-        # one task serves the durable timers (reminders, deadlines); it starts firing once the
-        # gateway is ready, so that channels and users can be found
+        self._deliverer = Deliverer(self.service.storage, DiscordTransport(self),
+                                    clock=self.service.clock)
+        # one task serves the durable timers (reminders, deadlines), one the outbox (what a
+        # crash left unsent, retries); both start once the gateway is ready
         self.dispatcher = TimerDispatcher(self.service, self.deliver,
                                           ready=self.wait_until_ready)
         self.dispatcher.start()
-        self.add_dynamic_items(ChoiceButton, ConfirmButton, CancelButton, HandButton)
+        self.add_dynamic_items(ChoiceButton, ConfirmButton, CancelButton, ExpiredButton,
+                               HandButton)
         await self.tree.set_translator(CatalogueTranslator())
         register_commands(self)
         self.tree.error(self.on_tree_error)
@@ -248,12 +406,45 @@ class KhronosBot(commands.AutoShardedBot):
         else:
             await self.tree.sync()
         self.heartbeat.start()
+        self._spawn(self._start_outbox())
+        if self.handle_sigterm:
+            self.install_signal_handlers()
+
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _start_outbox(self) -> None:
+        await self.wait_until_ready()
+        self.deliverer.start()
+
+    def install_signal_handlers(self) -> None:
+        """SIGTERM (``docker stop``): stop taking commands, finish deliveries, close."""
+        loop = asyncio.get_running_loop()
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(signal.SIGTERM, self.request_stop)
+
+    def request_stop(self) -> None:
+        if not self.stopping:
+            log.info("SIGTERM: finishing deliveries, then closing")
+            self.stopping = True
+            self._spawn(self.close())
 
     async def close(self) -> None:
+        self.stopping = True
         await self.heartbeat.stop()
         if self.dispatcher is not None:
             await self.dispatcher.stop()
+        if self._deliverer is not None:
+            await self._deliverer.stop()
+            if not self.is_closed():
+                try:  # what is committed goes out before the gateway closes, within reason
+                    await asyncio.wait_for(self._deliverer.drain(), STOP_GRACE)
+                except Exception:
+                    log.exception("deliveries left for the next start")
         await super().close()
+        self.renderer.close()
         if self._own_storage is not None:
             await self._own_storage.close()
             self._own_storage = None
@@ -279,23 +470,44 @@ class KhronosBot(commands.AutoShardedBot):
         *,
         preview_line: str | None = None,
     ) -> None:
-        """Acknowledge, run the service call, then deliver; refusals are private replies."""
+        """Acknowledge, run the service call, then deliver; refusals are private replies.
+        The apology ("nothing was changed") is said only when the call did not commit: once
+        the service returns, what it stored is delivered from the outbox whatever happens."""
         if not interaction.response.is_done():
             await interaction.response.defer(ephemeral=True, thinking=True)
+        if self.stopping:
+            await interaction.followup.send(RESTARTING, ephemeral=True, allowed_mentions=NO_PINGS)
+            return
         ctx = self.context(interaction)
         try:
             if preview_line is not None and await self._preview(interaction, ctx, preview_line):
                 return
             outcome = await call(ctx)
         except EngineError as exc:
-            await interaction.followup.send(exc.message, ephemeral=True)
+            for part in chunks(exc.message):
+                await interaction.followup.send(part, ephemeral=True, allowed_mentions=NO_PINGS)
+            if isinstance(exc, DamagedGame) and exc.game_id is not None:
+                await self._tell_damaged(exc.game_id, ctx.channel_id)
             return
         except Exception:
             log.exception("command failed: user=%s channel=%s command=%s", ctx.user_id,
                           ctx.channel_id, getattr(interaction.command, "name", None))
-            await interaction.followup.send(APOLOGY, ephemeral=True)
+            await interaction.followup.send(APOLOGY, ephemeral=True, allowed_mentions=NO_PINGS)
             return
         await self.deliver(outcome, interaction=interaction)
+
+    async def _tell_damaged(self, game_id: int, channel_id: int) -> None:
+        """Say in the channel, once until it is rebuilt, that the game's saved data is damaged
+        (the players need to know why the game stopped; the notice is stored)."""
+        try:
+            async with self.service.storage.write() as tx:
+                first = await tx.notice_once(game_id, 0, "damaged", self.service.clock())
+            if first:
+                channel = await DiscordTransport(self)._channel(channel_id)
+                await channel.send(DAMAGED_NOTICE, allowed_mentions=NO_PINGS)
+        except Exception:
+            log.exception("could not tell channel %s that game %s is damaged", channel_id,
+                          game_id)
 
     async def _preview(self, interaction: discord.Interaction[Any], ctx: Context,
                        line: str) -> bool:
@@ -307,109 +519,60 @@ class KhronosBot(commands.AutoShardedBot):
                                                                action)
         if not any(e.kind in PREVIEW_KINDS for e in events):
             return False
-        words = "\n".join(engine.format_text(e.text, names) for e in events)
-        image = Image(kind="boards", view=view, names=names, events=tuple(events))
+        key = await self.service.hold_preview(info.game_id, info.version, ctx.user_id, action)
+        words = "\n".join(format_names(e.text, names) for e in events)
+        image = Image(kind="move", view=view, names=names, events=tuple(events))
         buttons = discord.ui.View(timeout=None)
-        buttons.add_item(ConfirmButton(info.game_id, info.version, line))
-        buttons.add_item(CancelButton())
+        buttons.add_item(ConfirmButton(key))
+        buttons.add_item(CancelButton(key))
         await interaction.followup.send(
             f"**Preview** (nothing is played until you confirm):\n{words}"[:2000],
-            file=await to_file(image), view=buttons, ephemeral=True)
+            file=await to_file(image, self.renderer), view=buttons, ephemeral=True,
+            allowed_mentions=NO_PINGS)
         return True
 
     async def deliver(self, outcome: Outcome, *,
                       interaction: discord.Interaction[Any] | None = None) -> None:
-        """Send what the service said, after its commit: the public posts and pings, the DMs,
-        and last the reply, so that when the player reads his answer everything is out.
+        """Send what the service committed: the game's outbox rows in order (public posts,
+        the turn ping, DMs), and last the reply to ``interaction``. A delivery failure is
+        logged and retried by the outbox; it never tells the player that nothing happened.
         Then wake the timer dispatcher: the command may have created an earlier timer."""
         try:
-            await self._deliver(outcome, interaction)
+            game = outcome.game
+            if game is not None and outcome.outbox:
+                if outcome.reply_row is not None and interaction is not None:
+                    self.deliverer.expect_reply(
+                        outcome.reply_row, functools.partial(self._reply, interaction))
+                try:
+                    await self.deliverer.flush(game.game_id)
+                except Exception:
+                    log.exception("delivery of game %s failed; the outbox will retry",
+                                  game.game_id)
+                if outcome.reply_row is not None:
+                    await self.deliverer.reply_now(outcome.reply_row)
+                elif interaction is not None:  # nothing to say to him but that it is done
+                    await self._reply(interaction, reply_delivery(outcome))
+            elif interaction is not None:
+                await self._reply(interaction, reply_delivery(outcome))
         finally:
             if self.dispatcher is not None and interaction is not None:
                 self.dispatcher.wake()
 
-    async def _deliver(self, outcome: Outcome,
-                       interaction: discord.Interaction[Any] | None) -> None:
-        game = outcome.game
-        channel = None
-        if game is not None:
-            channel = self.get_channel(game.channel_id) or await self.fetch_channel(
-                game.channel_id)
-        if channel is not None and isinstance(channel, discord.abc.Messageable):
-            for post in outcome.public:
-                file = await to_file(post.image) if post.image is not None else None
-                *first, last = chunks(post.text)
-                for part in first:
-                    await channel.send(part, allowed_mentions=NO_PINGS)
-                await channel.send(last, file=file or discord.utils.MISSING,
-                                   allowed_mentions=NO_PINGS)
-            for ping in outcome.pings:
-                await channel.send(f"<@{ping.user_id}> {ping.text}"[:2000],
-                                   allowed_mentions=discord.AllowedMentions(
-                                       users=[discord.Object(id=ping.user_id)], roles=False,
-                                       everyone=False))
-        for direct in outcome.direct:
-            await self._send_direct(direct, game, channel)
-        if interaction is not None:
-            reply = outcome.reply
-            text = reply.text if reply is not None else "Done."
-            kwargs: dict[str, Any] = {"ephemeral": reply.ephemeral if reply else True}
-            if reply is not None and reply.image is not None:
-                kwargs["file"] = await to_file(reply.image)
-            decision = outcome.decision
-            if decision is not None and decision.user_id == interaction.user.id:
-                kwargs["view"] = decision_view(decision)
-                text = f"{text}\n{decision.prompt}" if reply else decision.prompt
-            *first, last = chunks(text)
-            for part in first:
-                await interaction.followup.send(part, ephemeral=kwargs["ephemeral"])
-            await interaction.followup.send(last, **kwargs)
-
-    async def _send_direct(self, direct: Direct, game: GameInfo | None, channel: Any) -> None:
-        try:
-            user = self.get_user(direct.user_id) or await self.fetch_user(direct.user_id)
-            kwargs: dict[str, Any] = {}
-            if direct.image is not None:
-                kwargs["file"] = await to_file(direct.image)
-            if direct.decision is not None:
-                kwargs["view"] = decision_view(direct.decision)
-            text = direct.text
-            if game is not None and str(game.channel_id) not in text:
-                text = f"{text}\n(Game in <#{game.channel_id}>)"
-            await user.send(text[:2000], **kwargs)
-        except discord.Forbidden:
-            if game is None or channel is None:
-                return
-            if direct.fallback is not None or direct.kind in ("reminder", "deadline_warning"):
-                # a reminder that cannot reach him: mention him in the channel, once a turn
-                # (the service sets ``fallback`` on the turn's first reminder only)
-                if direct.fallback is not None:
-                    await channel.send(
-                        f"<@{direct.user_id}> {direct.fallback}"[:2000],
-                        allowed_mentions=discord.AllowedMentions(
-                            users=[discord.Object(id=direct.user_id)], roles=False,
-                            everyone=False))
-                return
-            key = (game.game_id, direct.user_id)
-            if direct.decision is not None:
-                # the game waits for him: the choice goes to the channel, to him alone
-                await channel.send(
-                    f"<@{direct.user_id}> {direct.decision.prompt}"[:2000],
-                    view=decision_view(direct.decision),
-                    allowed_mentions=discord.AllowedMentions(
-                        users=[discord.Object(id=direct.user_id)]))
-            if key in self._dm_closed_told:
-                return
-            self._dm_closed_told.add(key)
-            name = next((s.name for s in game.seats if s.user_id == direct.user_id), "A player")
-            view = discord.ui.View(timeout=None)
-            view.add_item(HandButton(game.channel_id))
-            await channel.send(
-                f"{name}'s direct messages are closed, so the bot cannot send the hand there. "
-                f"Use /hand or this button to see it privately.",
-                view=view, allowed_mentions=NO_PINGS)
-        except discord.HTTPException:
-            log.exception("could not send a direct message to %s", direct.user_id)
+    async def _reply(self, interaction: discord.Interaction[Any], item: Delivery) -> None:
+        """The answer to the command's author, after everything else of his command."""
+        text = item.text or "Done."
+        kwargs: dict[str, Any] = {"ephemeral": item.ephemeral, "allowed_mentions": NO_PINGS}
+        if item.image is not None:
+            kwargs["file"] = await to_file(item.image, self.renderer)
+        decision = item.decision
+        if decision is not None and decision.user_id == interaction.user.id:
+            kwargs["view"] = decision_view(decision)
+            text = f"{text}\n{decision.prompt}" if item.text else decision.prompt
+        *first, last = chunks(text)
+        for part in first:
+            await interaction.followup.send(part, ephemeral=item.ephemeral,
+                                            allowed_mentions=NO_PINGS)
+        await interaction.followup.send(last, **kwargs)
 
     async def on_tree_error(self, interaction: discord.Interaction[Any],
                             error: app_commands.AppCommandError) -> None:
@@ -423,9 +586,10 @@ class KhronosBot(commands.AutoShardedBot):
             log.error("unexpected error in a command", exc_info=original)
             message = APOLOGY
         if interaction.response.is_done():
-            await interaction.followup.send(message, ephemeral=True)
+            await interaction.followup.send(message, ephemeral=True, allowed_mentions=NO_PINGS)
         else:
-            await interaction.response.send_message(message, ephemeral=True)
+            await interaction.response.send_message(message, ephemeral=True,
+                                                    allowed_mentions=NO_PINGS)
 
 
 def create_bot(settings: Settings, *, service: GameService | None = None,

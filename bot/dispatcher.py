@@ -8,8 +8,10 @@ transaction as the move that causes them. ``TimerDispatcher`` runs one asyncio t
           ``wake()`` is called (a command committed a timer that may be earlier).
 
 Exactly once: ``fire_timer`` reschedules or deletes the timer in the transaction that handles
-it, so a second dispatcher (another process) or a second attempt finds nothing due. Delivery
-happens after that commit: a crash in between loses that one message, never doubles it.
+it, so a second dispatcher (another process) or a second attempt finds nothing due. What it
+says is stored in the outbox in that same transaction and delivered after the commit: a crash
+in between delays that message to the next start, never loses or doubles it. If the storage
+fails (disk full, read-only), the loop backs off and says so once.
 After a restart, due timers fire at once; the service adds one "While the bot was offline …"
 note per game to the first one that fires late.
 
@@ -51,6 +53,7 @@ class TimerDispatcher:
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self.fired = 0  # timers that produced something to deliver (for tests and logs)
+        self.failing = 0  # consecutive rounds in which the storage failed (backoff)
 
     @property
     def running(self) -> bool:
@@ -72,15 +75,29 @@ class TimerDispatcher:
         self._wake.set()
 
     async def run_once(self) -> int:
-        """Fire the timers due now and deliver their outcomes; returns how many were fired."""
+        """Fire the timers due now and deliver their outcomes; returns how many were fired.
+
+        If the storage cannot be written (disk full, read-only or deleted file), the round
+        stops at the first timer that can neither fire nor be postponed, and the loop backs off
+        (``failing``); the error is logged once, not once per timer and round."""
         count = 0
-        for timer_id in await self.service.due_timers(self.clock()):
+        failed = False
+        try:
+            due = await self.service.due_timers(self.clock())
+        except Exception as exc:
+            self._failed(exc)
+            return 0
+        for timer_id in due:
             try:
                 outcome = await self.service.fire_timer(timer_id)
-            except Exception:
-                log.exception("timer %s failed; trying again in %.0f s", timer_id, RETRY_AFTER)
-                with contextlib.suppress(Exception):
+            except Exception as exc:
+                try:
                     await self.service.postpone_timer(timer_id, RETRY_AFTER)
+                except Exception:
+                    self._failed(exc)  # the storage itself fails: stop this round
+                    failed = True
+                    break
+                log.exception("timer %s failed; trying again in %.0f s", timer_id, RETRY_AFTER)
                 continue
             if outcome is None:
                 continue
@@ -90,7 +107,20 @@ class TimerDispatcher:
                 await self.deliver(outcome)
             except Exception:
                 log.exception("could not deliver what timer %s said", timer_id)
+        if not failed and self.failing:
+            log.warning("timers: the storage works again after %d failed rounds", self.failing)
+            self.failing = 0
         return count
+
+    def _failed(self, exc: BaseException) -> None:
+        if self.failing == 0:
+            log.error("timers: the storage cannot be used (%s: %s); backing off and retrying "
+                      "quietly until it works again", type(exc).__name__, exc)
+        self.failing += 1
+
+    def backoff(self) -> float:
+        """Seconds to wait after ``failing`` failed rounds: 1, 2, 4 … up to ``max_sleep``."""
+        return min(float(2 ** min(self.failing - 1, 20)), self.max_sleep)
 
     async def _run(self) -> None:
         if self.ready is not None:
@@ -100,13 +130,19 @@ class TimerDispatcher:
             delay = self.max_sleep
             try:
                 await self.run_once()
-                nxt = await self.service.next_timer_due()
-                if nxt is not None:
-                    delay = min(max(nxt - self.clock(), 0.0), self.max_sleep)
-            except Exception:
-                log.exception("the timer dispatcher failed; retrying")
-                delay = min(30.0, self.max_sleep)
-            await self._wait(delay)
+                if self.failing:
+                    delay = self.backoff()
+                else:
+                    nxt = await self.service.next_timer_due()
+                    if nxt is not None:
+                        delay = min(max(nxt - self.clock(), 0.0), self.max_sleep)
+            except Exception as exc:
+                self._failed(exc)
+                delay = self.backoff()
+            if self.failing:
+                await self.sleep(delay)  # a wake() does not cut a backoff short
+            else:
+                await self._wait(delay)
 
     async def _wait(self, delay: float) -> None:
         if self._wake.is_set():

@@ -28,10 +28,10 @@ from pathlib import Path
 from typing import TextIO
 
 import engine
-import render
 from engine import EngineError
 from engine.random_player import random_action
 
+from .images import render_image
 from .service import GameInfo, GameService, GameSettings, Image, Outcome
 from .storage import Storage
 from .textcommands import COMMANDS, Context, run_line
@@ -100,20 +100,8 @@ def seat_names(players: int | None, names: Sequence[str] | None) -> list[str]:
 
 
 def image_png(image: Image) -> bytes:
-    """The PNG of an image the service asked for: all three boards, one board large (``age``),
-    a move's before and after (``compare``), or a hand."""
-    names = [image.names.get(i, f"Player {i + 1}") for i in range(max(image.names, default=-1) + 1)]
-    view = image.view
-    if image.kind == "hand":
-        assert isinstance(view, engine.PlayerView)
-        return render.hand_png(view, names)
-    assert isinstance(view, engine.PublicView)
-    highlights = render.highlights_from_events(list(image.events))
-    if image.kind == "compare":
-        return render.before_after_png(image.before_view, view, names, highlights, image.alt)
-    if image.age is not None:
-        return render.age_png(view, image.age, names, highlights)
-    return render.boards_png(view, names, highlights)
+    """The PNG of an image the service asked for (the helper shared with Discord)."""
+    return render_image(image)[0]
 
 
 def flag_text(flag: str, value: object) -> str:
@@ -274,7 +262,9 @@ class LocalGame:
                 self.say(f"  [image: {self.images.write(image, reply_image_name(image))}]")
         for post in outcome.public:
             self.say(post.text)
-            if post.image is not None and post.image.kind == "boards" and live:
+            if post.image is not None and post.image.kind == "summary":
+                self.say(f"  [image: {self.images.write(post.image, 'summary.png')}]")
+            elif post.image is not None and post.image.kind == "move" and live:
                 name = f"move-{await self.move_number():03d}.png"
                 self.say(f"  [image: {self.images.write(post.image, name, latest=True)}]")
         for dm in outcome.direct:
@@ -471,7 +461,9 @@ def run_local(
         try:
             with _sigint_to_this_thread_only():
                 runner.run(storage.open())  # starts the database's threads
-            game = LocalGame(GameService(storage), chosen, ImageWriter(images_dir), out,
+            # the terminal shows each outcome at once: no outbox, no deliverer (docs/service.md)
+            service = GameService(storage, outbox=False)
+            game = LocalGame(service, chosen, ImageWriter(images_dir), out,
                              chooser=random.Random(seed))
             return _play(runner, game, storage, lines, asked=asked, new=new,
                          settings=GameSettings(seats=None, holdem=bool(holdem)), seed=seed,

@@ -15,7 +15,11 @@ JSON columns as text (the service validates them).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import json
+import logging
+import os
 import sqlite3
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -25,9 +29,17 @@ from typing import Any
 
 import aiosqlite
 
-from engine import StaleState
+from engine import EngineError, StaleState
 
 DB_FILENAME = "khronos.sqlite3"
+
+log = logging.getLogger("khronos.storage")
+
+
+class StorageLost(EngineError):
+    """The database file was deleted or replaced while the bot runs: writes would be
+    acknowledged and lost (the open connections still write to the unlinked file), so every
+    write is refused until the file is back and the bot restarted."""
 
 LIVE_STATUSES = ("lobby", "active")
 
@@ -114,6 +126,42 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX notes_game ON notes (game_id, id);
     """,
+    # 3: the transactional outbox, notices told once, previewed moves waiting for Confirm,
+    #    and the current turn's deadline (fixed when the turn starts)
+    """
+    ALTER TABLE games ADD COLUMN turn_timing TEXT;           -- JSON: turn key, deadline, credit
+    CREATE TABLE outbox (                                    -- what people must be told
+        id         INTEGER PRIMARY KEY AUTOINCREMENT,        -- never reused: it is the nonce
+        game_id    INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+        kind       TEXT NOT NULL,                            -- post, ping, direct, reply
+        user_id    INTEGER,                                  -- ping, direct: whom
+        body       TEXT NOT NULL,                            -- JSON: text, image, decision …
+        created_at REAL NOT NULL,
+        attempts   INTEGER NOT NULL DEFAULT 0,
+        next_at    REAL NOT NULL,                            -- not before (retry backoff)
+        sent_at    REAL,                                     -- NULL until delivered
+        result     TEXT                                      -- sent, fallback, late, failed …
+    );
+    CREATE INDEX outbox_unsent ON outbox (game_id, id) WHERE sent_at IS NULL;
+
+    CREATE TABLE notices (                                   -- said once per game and user
+        game_id    INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+        user_id    INTEGER NOT NULL,                         -- 0 for the channel itself
+        kind       TEXT NOT NULL,                            -- dm_closed, missing_permission
+        created_at REAL NOT NULL,
+        PRIMARY KEY (game_id, user_id, kind)
+    );
+
+    CREATE TABLE pending_moves (                             -- a preview's Confirm button
+        key        TEXT PRIMARY KEY,
+        game_id    INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+        version    INTEGER NOT NULL,
+        user_id    INTEGER NOT NULL,
+        line       TEXT NOT NULL,                            -- the command line previewed
+        state      TEXT NOT NULL DEFAULT 'open',             -- open, confirmed, cancelled
+        created_at REAL NOT NULL
+    );
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -138,6 +186,7 @@ class GameRow:
     created_at: float
     updated_at: float
     paused_at: float | None = None
+    turn_timing: str | None = None
 
     @property
     def is_live(self) -> bool:
@@ -193,9 +242,38 @@ class TimerRow:
     created_at: float
 
 
+@dataclass(frozen=True)
+class OutboxRow:
+    id: int
+    game_id: int
+    kind: str
+    user_id: int | None
+    body: str
+    created_at: float
+    attempts: int
+    next_at: float
+    sent_at: float | None
+    result: str | None
+
+
+@dataclass(frozen=True)
+class PendingMoveRow:
+    key: str
+    game_id: int
+    version: int
+    user_id: int
+    line: str
+    state: str
+    created_at: float
+
+
+_OUTBOX_COLS = ("id, game_id, kind, user_id, body, created_at, attempts, next_at, sent_at, "
+                "result")
+_PENDING_COLS = "key, game_id, version, user_id, line, state, created_at"
+
 _GAME_COLS = (
     "id, guild_id, channel_id, creator_id, status, settings, seed, state, checkpoint, "
-    "checkpoint_seq, version, created_at, updated_at, paused_at"
+    "checkpoint_seq, version, created_at, updated_at, paused_at, turn_timing"
 )
 _SEAT_COLS = "game_id, seat, user_id, name, joined_at, muted, away_until, removed"
 _MOVE_COLS = "id, game_id, seq, version, seat, user_id, kind, action, events, step, created_at"
@@ -315,6 +393,25 @@ class Queries:
         row = await self._one("SELECT MIN(due_at) FROM timers")
         return float(row[0]) if row and row[0] is not None else None
 
+    async def unsent(self, game_id: int | None = None, limit: int = 200) -> list[OutboxRow]:
+        """Undelivered outbox rows, oldest first (of one game, or of all games)."""
+        where = "sent_at IS NULL" + ("" if game_id is None else " AND game_id = ?")
+        args: tuple[Any, ...] = () if game_id is None else (game_id,)
+        rows = await self._all(
+            f"SELECT {_OUTBOX_COLS} FROM outbox WHERE {where} ORDER BY id LIMIT ?",
+            (*args, limit),
+        )
+        return [OutboxRow(*r) for r in rows]
+
+    async def outbox_row(self, row_id: int) -> OutboxRow | None:
+        row = await self._one(f"SELECT {_OUTBOX_COLS} FROM outbox WHERE id = ?", (row_id,))
+        return OutboxRow(*row) if row else None
+
+    async def pending_move(self, key: str) -> PendingMoveRow | None:
+        row = await self._one(f"SELECT {_PENDING_COLS} FROM pending_moves WHERE key = ?",
+                              (key,))
+        return PendingMoveRow(*row) if row else None
+
 
 class Tx(Queries):
     """The writes, valid only inside ``Storage.write()`` (one open ``BEGIN IMMEDIATE``)."""
@@ -358,6 +455,13 @@ class Tx(Queries):
                 "The game changed while your command was being handled; look again and retry."
             )
         return expected_version + 1
+
+    async def set_turn_timing(self, game_id: int, timing: dict[str, Any] | None) -> None:
+        """The current turn's deadline bookkeeping (no new version: it follows the move)."""
+        await self._conn.execute(
+            "UPDATE games SET turn_timing = ? WHERE id = ?",
+            (json.dumps(timing) if timing is not None else None, game_id),
+        )
 
     async def add_seat(self, game_id: int, seat: int, user_id: int, name: str, now: float) -> None:
         await self._conn.execute(
@@ -470,6 +574,63 @@ class Tx(Queries):
         cur = await self._conn.execute("DELETE FROM timers WHERE id = ?", (timer_id,))
         return cur.rowcount == 1
 
+    async def add_outbox(self, *, game_id: int, kind: str, user_id: int | None, body: str,
+                         now: float) -> int:
+        cur = await self._conn.execute(
+            "INSERT INTO outbox (game_id, kind, user_id, body, created_at, next_at) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (game_id, kind, user_id, body, now, now),
+        )
+        assert cur.lastrowid is not None
+        return cur.lastrowid
+
+    async def mark_sent(self, row_id: int, now: float, result: str) -> None:
+        await self._conn.execute(
+            "UPDATE outbox SET sent_at = ?, result = ?, attempts = attempts + 1 WHERE id = ?",
+            (now, result, row_id),
+        )
+
+    async def retry_later(self, row_id: int, next_at: float, result: str) -> None:
+        await self._conn.execute(
+            "UPDATE outbox SET attempts = attempts + 1, next_at = ?, result = ? WHERE id = ?",
+            (next_at, result, row_id),
+        )
+
+    async def prune_outbox(self, before: float) -> int:
+        """Delete delivered rows sent before ``before``, and previews left unanswered since
+        then (their buttons then say the preview has expired); returns how many rows."""
+        cur = await self._conn.execute(
+            "DELETE FROM outbox WHERE sent_at IS NOT NULL AND sent_at < ?", (before,))
+        await self._conn.execute("DELETE FROM pending_moves WHERE created_at < ?", (before,))
+        return cur.rowcount
+
+    async def notice_once(self, game_id: int, user_id: int, kind: str, now: float) -> bool:
+        """Record that ``kind`` was told about ``user_id`` in this game; True the first time."""
+        cur = await self._conn.execute(
+            "INSERT OR IGNORE INTO notices (game_id, user_id, kind, created_at) "
+            "VALUES (?, ?, ?, ?)",
+            (game_id, user_id, kind, now),
+        )
+        return cur.rowcount == 1
+
+    async def forget_notice(self, game_id: int, user_id: int, kind: str) -> None:
+        await self._conn.execute(
+            "DELETE FROM notices WHERE game_id = ? AND user_id = ? AND kind = ?",
+            (game_id, user_id, kind))
+
+    async def add_pending_move(self, *, key: str, game_id: int, version: int, user_id: int,
+                               line: str, now: float) -> None:
+        await self._conn.execute(
+            f"INSERT INTO pending_moves ({_PENDING_COLS}) VALUES (?, ?, ?, ?, ?, 'open', ?)",
+            (key, game_id, version, user_id, line, now),
+        )
+
+    async def set_pending_state(self, key: str, old: str, new: str) -> bool:
+        """Move a previewed move from ``old`` to ``new``; False if it was not ``old``."""
+        cur = await self._conn.execute(
+            "UPDATE pending_moves SET state = ? WHERE key = ? AND state = ?", (new, key, old))
+        return cur.rowcount == 1
+
 
 def _seat_row(r: Sequence[Any]) -> SeatRow:
     return SeatRow(r[0], r[1], r[2], r[3], r[4], bool(r[5]), r[6], bool(r[7]))
@@ -488,6 +649,11 @@ class Storage:
         self._reader: aiosqlite.Connection | None = None
         self._write_lock = asyncio.Lock()
         self._read_lock = asyncio.Lock()
+        # the write transaction open in this task, so that a nested ``write()`` joins it
+        self._open_tx: contextvars.ContextVar[Tx | None] = contextvars.ContextVar(
+            f"khronos_tx_{id(self)}", default=None)
+        self._identity: tuple[int, int] | None = None  # (device, inode) of the opened file
+        self._lost_told = False
 
     @classmethod
     def in_dir(cls, data_dir: str | Path, **kwargs: Any) -> Storage:
@@ -506,9 +672,31 @@ class Storage:
         await conn.execute("PRAGMA foreign_keys = ON")
         return conn
 
+    def _file_identity(self) -> tuple[int, int] | None:
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            return None
+        return st.st_dev, st.st_ino
+
+    def _check_file(self) -> None:
+        """Refuse a write if the database file is no longer the one opened (checked before
+        each write transaction; a stat costs microseconds)."""
+        if self._identity is None or self._file_identity() == self._identity:
+            return
+        if not self._lost_told:
+            self._lost_told = True
+            log.critical("the database file %s was deleted or replaced while the bot runs; "
+                         "every write is refused until it is restored and the bot restarted",
+                         self.path)
+        raise StorageLost(
+            "The bot's game database is unavailable, so nothing can be saved and nothing was "
+            "changed. A server admin of the bot must restore it and restart the bot.")
+
     async def open(self) -> Storage:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._writer = await self._connect()
+        self._identity = self._file_identity()
         try:
             await self.migrate()
             self._reader = await self._connect()
@@ -566,21 +754,31 @@ class Storage:
     @asynccontextmanager
     async def write(self) -> AsyncIterator[Tx]:
         """One write transaction (``BEGIN IMMEDIATE``), alone on the writer connection.
-        Commits when the block ends; rolls back if it raises."""
+        Commits when the block ends; rolls back if it raises. Inside an open ``write()`` of
+        the same task, a nested ``write()`` joins it: the outer block commits (the service
+        writes a command's outbox rows that way, in the command's own transaction)."""
         assert self._writer is not None, "Storage.open() first"
+        joined = self._open_tx.get()
+        if joined is not None:
+            yield joined
+            return
         async with self._write_lock:
             conn = self._writer
-            await conn.execute("BEGIN IMMEDIATE")
+            self._check_file()
+            await _begin(conn, "BEGIN IMMEDIATE")
+            tx = Tx(conn)
+            token = self._open_tx.set(tx)
             try:
-                yield Tx(conn)
+                yield tx
             except BaseException:
-                await asyncio.shield(conn.execute("ROLLBACK"))
+                await _rollback_quietly(conn)
                 raise
+            finally:
+                self._open_tx.reset(token)
             try:
                 await self._commit(conn)
             except BaseException:
-                if conn.in_transaction:
-                    await asyncio.shield(conn.execute("ROLLBACK"))
+                await _rollback_quietly(conn)
                 raise
 
     async def _commit(self, conn: aiosqlite.Connection) -> None:
@@ -592,11 +790,11 @@ class Storage:
         assert self._reader is not None, "Storage.open() first"
         async with self._read_lock:
             conn = self._reader
-            await conn.execute("BEGIN")
+            await _begin(conn, "BEGIN")
             try:
                 yield Queries(conn)
             finally:
-                await conn.execute("COMMIT")
+                await asyncio.shield(conn.execute("COMMIT"))
 
     async def checkpoint_wal(self) -> None:
         """Copy the WAL into the main file and truncate it (for size measurements, backups)."""
@@ -612,6 +810,32 @@ class Storage:
             row3 = await q._one("PRAGMA freelist_count")
         assert row1 and row2 and row3
         return (int(row1[0]) - int(row3[0])) * int(row2[0])
+
+
+async def _rollback_quietly(conn: aiosqlite.Connection) -> None:
+    """Roll back after a failure or a cancellation; an error of the rollback itself (the
+    COMMIT went through after all, the disk is gone) never replaces the original exception,
+    so a cancelled task still ends as cancelled."""
+    if conn.in_transaction:
+        with contextlib.suppress(sqlite3.Error, ValueError):
+            await asyncio.shield(conn.execute("ROLLBACK"))
+
+
+async def _begin(conn: aiosqlite.Connection, sql: str) -> None:
+    """Begin a transaction. A caller cancelled while its BEGIN (or COMMIT) was queued leaves
+    that statement to run after all (aiosqlite keeps the order), and its transaction open:
+    without this, every later BEGIN on the connection would fail until a restart. Such an
+    abandoned transaction never committed anything, so it is rolled back."""
+    if conn.in_transaction:
+        with contextlib.suppress(sqlite3.OperationalError):
+            await conn.execute("ROLLBACK")
+    try:
+        await conn.execute(sql)
+    except sqlite3.OperationalError as exc:
+        if "within a transaction" not in str(exc):
+            raise
+        await conn.execute("ROLLBACK")
+        await conn.execute(sql)
 
 
 def _statements(script: str) -> list[str]:

@@ -24,6 +24,7 @@ from the typed order; ``parent``, the Discord group; ``guild_only``.
 
 from __future__ import annotations
 
+import math
 import re
 import shlex
 from dataclasses import dataclass, field, replace
@@ -274,7 +275,8 @@ def parse_cards(text: str) -> tuple[Family, ...]:
             continue
         for ch in w:
             if ch not in _LETTERS:
-                raise ValueError(f"{text!r} is not a list of cards: use m, r and c, like mmr")
+                raise ValueError(
+                    f"{excerpt(text)} is not a list of cards: use m, r and c, like mmr")
             out.append(_LETTERS[ch])
     return tuple(out)
 
@@ -290,7 +292,7 @@ def convert(param: Param, text: str) -> Any:
             ]
             if len(hits) != 1 or not key:
                 names = ", ".join(b.value for b in BuildingType)
-                raise ValueError(f"{text!r} is not a building: {names}")
+                raise ValueError(f"{excerpt(text)} is not a building: {names}")
             return hits[0]
         case "square":
             engine.parse_square(t)  # raises ValueError with a sentence
@@ -300,17 +302,17 @@ def convert(param: Param, text: str) -> Any:
             for age in Age:
                 if key and not key.isdigit() and age.label.lower().startswith(key):
                     return age
-            raise ValueError(f"{text!r} is not an age: might, faith or reason")
+            raise ValueError(f"{excerpt(text)} is not an age: might, faith or reason")
         case "cards":
             return parse_cards(t)
         case "int":
-            if not t.lstrip("-").isdigit():
-                raise ValueError(f"{param.name} must be a whole number, not {text!r}")
+            if not t.lstrip("-").isdigit() or len(t) > 12:
+                raise ValueError(f"{param.name} must be a whole number, not {excerpt(text)}")
             value = int(t)
             if (param.minimum is not None and value < param.minimum) or (
                 param.maximum is not None and value > param.maximum
             ):
-                raise ValueError(
+                raise OutOfRange(
                     f"{param.name} must be between {param.minimum} and {param.maximum}"
                 )
             return value
@@ -320,23 +322,29 @@ def convert(param: Param, text: str) -> Any:
             try:
                 value_f = float(t)
             except ValueError:
-                raise ValueError(f"{param.name} must be a number, not {text!r}") from None
+                raise ValueError(f"{param.name} must be a number, not {excerpt(text)}") from None
+            if not math.isfinite(value_f):
+                raise OutOfRange(f"{param.name} must be a finite number of hours")
             if value_f < 0 or (value_f == 0 and param.kind == "number"):
-                raise ValueError(f"{param.name} must be more than 0")
+                raise OutOfRange(f"{param.name} must be more than 0")
             if param.maximum is not None and value_f > param.maximum:
-                raise ValueError(f"{param.name} must be at most {param.maximum}")
+                raise OutOfRange(f"{param.name} must be at most {param.maximum}")
             return value_f
         case "user":
             match = re.fullmatch(r"<@!?(\d+)>|(\d+)", t)
             if match:
-                return UserRef(int(match.group(1) or match.group(2)))
+                uid = int(match.group(1) or match.group(2))
+                if not 0 < uid < MAX_SNOWFLAKE:
+                    raise OutOfRange(f"{param.name}: {excerpt(text)} is not a Discord user id")
+                return UserRef(uid)
             if not t:
                 raise ValueError(f"{param.name} must name a user, like @bob")
             return UserRef(None, t.lstrip("@"))
         case "topic":
             key = t.lower()
             if key not in HELP_TOPICS:
-                raise ValueError(f"{text!r} is not a help topic: {', '.join(HELP_TOPICS)}")
+                topics = ", ".join(HELP_TOPICS)
+                raise ValueError(f"{excerpt(text)} is not a help topic: {topics}")
             return key
         case "flag":
             key = t.lower()
@@ -344,8 +352,22 @@ def convert(param: Param, text: str) -> Any:
                 return True
             if key in ("no", "false", "off", "0"):
                 return False
-            raise ValueError(f"{param.name} is yes or no, not {text!r}")
+            raise ValueError(f"{param.name} is yes or no, not {excerpt(text)}")
     raise ValueError(f"unknown parameter kind {param.kind}")
+
+
+MAX_SNOWFLAKE = 2**63  # Discord ids are 64-bit; SQLite integers are signed 64-bit
+EXCERPT = 40  # characters of what the user typed that a refusal may repeat
+
+
+class OutOfRange(ValueError):
+    """A value of the parameter's kind, outside its range: a refusal, never a reason to read
+    the word as the next parameter (``/create 6`` is not "reminder 6 h")."""
+
+
+def excerpt(text: str) -> str:
+    """What the user typed, quoted and cut to a short excerpt."""
+    return repr(text if len(text) <= EXCERPT else text[:EXCERPT] + "…")
 
 
 # --- parsing a line ------------------------------------------------------------------------
@@ -375,7 +397,8 @@ def parse_line(line: str) -> Parsed:
     word = ALIASES.get(word, word)
     spec = COMMANDS.get(word)
     if spec is None:
-        raise MalformedAction(f"There is no command /{word}. Type /help for the list.")
+        raise MalformedAction(
+            f"There is no command /{excerpt(word)[1:-1]}. Type /help for the list.")
     return Parsed(spec.name, parse_args(spec, tokens[1:]))
 
 
@@ -392,7 +415,7 @@ def parse_args(spec: CommandSpec, tokens: list[str]) -> dict[str, Any]:
                 args[key.lower()] = convert(by_name[key.lower()], value)
             elif tok.lower() in spec.keywords:
                 if i + 1 >= len(tokens):
-                    raise ValueError(f"say what comes after {tok!r}")
+                    raise ValueError(f"say what comes after {excerpt(tok)}")
                 args[tok.lower()] = convert(by_name[tok.lower()], tokens[i + 1])
                 i += 1
             else:
@@ -405,11 +428,13 @@ def parse_args(spec: CommandSpec, tokens: list[str]) -> dict[str, Any]:
                 try:
                     args[p.name] = convert(p, tok)
                     break
+                except OutOfRange:
+                    raise  # a value of the right kind, out of range: never read as the next
                 except ValueError:
                     if p.required or not free:
                         raise
             else:
-                raise ValueError(f"too many words: {tok!r}")
+                raise ValueError(f"too many words: {excerpt(tok)}")
     except ValueError as exc:
         usage = f" Usage: {spec.usage}" if spec.usage else ""
         raise MalformedAction(f"/{spec.name}: {exc}.{usage}") from None

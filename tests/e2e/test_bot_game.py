@@ -241,8 +241,14 @@ async def test_a_whole_game_through_discord_with_a_restart(fake_discord: FakeDis
                              if m.notified_user_ids()]
                     assert [m.notified_user_ids() for m in pings] == [[nxt]]
             info, state = await table.state()
-        final = fake.channel_messages(ch)[-3:]
+        final = fake.channel_messages(ch)[-4:]
         assert any("game is over" in m.content.lower() for m in final), [m.content for m in final]
+        # the end-of-game picture, with its alt text, after the last move's image
+        summary = [m for m in final if m.attachments
+                   and m.attachments[0].filename == "summary.png"]
+        assert summary and decodes(summary[0])
+        assert all(m.attachments[0].filename in ("move.png", "summary.png")
+                   for m in fake.channel_messages(ch) if m.attachments)
         assert state.winners
         # a move's before and after, on request, privately
         entries = await bot.service.history_entries(ch.id)

@@ -94,6 +94,10 @@ class FakeDiscord(RestMixin, GatewayMixin):
         self.token = token
         self.shard_count = shard_count
         self.interaction_window = interaction_window  # seconds to the first callback
+        # HTTP statuses to answer the next channel/DM message posts with (fault injection:
+        # 503 is a DiscordServerError for discord.py, which does not retry it by itself)
+        self.post_failures: list[int] = []
+        self.messages_posted = 0  # message posts accepted (a nonce replay is not counted)
         self.followup_window = followup_window  # seconds the interaction token stays valid
         self.heartbeat_interval = heartbeat_interval
         self.allowed_privileged_intents = allowed_privileged_intents

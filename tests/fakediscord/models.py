@@ -484,6 +484,7 @@ class FakeMessage:
     member: FakeMember | None = None
     history: list[dict[str, Any]] = field(default_factory=list)  # previous versions
     allowed_mentions: dict[str, Any] | None = None  # as sent; None: Discord's default (all)
+    nonce: str | None = None  # as sent (with enforce_nonce, a resend returns this message)
 
     EPHEMERAL = 64
     LOADING = 128
@@ -510,6 +511,14 @@ class FakeMessage:
         if "users" in (am.get("parse") or []):
             return mentioned
         return [u for u in mentioned if u in allowed]
+
+    def notifies_everyone(self) -> bool:
+        """Whether Discord would ping @everyone/@here for this message: the text has one and
+        ``allowed_mentions`` does not leave it out (None: Discord's default, everything)."""
+        if "@everyone" not in self.content and "@here" not in self.content:
+            return False
+        am = self.allowed_mentions
+        return am is None or "everyone" in (am.get("parse") or [])
 
     def custom_ids(self) -> list[str]:
         return [c["custom_id"] for c in iter_components(self.components) if "custom_id" in c]

@@ -499,6 +499,16 @@ class RestMixin:
     async def _post_message(self: FakeDiscord, request: web.Request, channel_id: str) -> Any:
         channel = self._channel(channel_id)
         body, files = await self._read_body(request)
+        if self.post_failures:
+            status = self.post_failures.pop(0)
+            raise DiscordAPIError(status, 0, "Injected failure")
+        nonce = body.get("nonce")
+        if nonce is not None and body.get("enforce_nonce"):
+            # Discord: a second message with the same nonce (within minutes) is not created;
+            # the first one is returned
+            for old in self.channel_messages(channel):
+                if old.nonce == str(nonce) and old.author.id == self.bot_user.id:
+                    return old.payload()
         if channel.is_dm:
             assert channel.recipient is not None
             if not channel.recipient.dms_open:
@@ -516,6 +526,8 @@ class RestMixin:
                 raise DiscordAPIError(400, 50083, "Thread is archived")
         msg = self._new_message(channel, self.bot_user)
         self._fill_message(msg, body, files, edit=False)
+        msg.nonce = str(nonce) if nonce is not None else None
+        self.messages_posted += 1
         await self._store_message(msg)
         return msg.payload()
 

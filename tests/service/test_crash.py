@@ -1,4 +1,5 @@
-"""Crash safety: a process killed in the middle of a write leaves the last committed move."""
+"""Crash safety: a process killed in the middle of a write leaves the last committed move,
+and the outbox rows that announce exactly the committed commands."""
 
 from __future__ import annotations
 
@@ -29,9 +30,13 @@ async def _check(path: Path, version: int) -> None:
         assert info.version == version  # the last committed move, not the killed one
         async with storage.read() as q:
             moves = await q.moves(info.game_id)
+            posts = await q._all("SELECT COUNT(*) FROM outbox WHERE kind = 'post'")
         assert len(moves) == state.step
         assert moves[-1].version == version
         assert await service.replayed_state(1) == state
+        # the outbox holds the announcement of exactly the committed commands (issue 12):
+        # create, two joins and the start, then one boards post per move
+        assert posts[0][0] == 4 + len(moves) + (1 if state.over else 0)
 
 
 async def test_killed_inside_a_write_keeps_the_last_committed_move(tmp_path: Path) -> None:

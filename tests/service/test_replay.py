@@ -7,7 +7,7 @@ import random
 import pytest
 
 import engine
-from bot.service import GameService, GameSettings, UndoRefused
+from bot.service import GameService, GameSettings, ServiceError, UndoRefused
 from bot.storage import Storage
 from engine import NotYourTurn
 
@@ -43,6 +43,14 @@ async def test_rebuild_from_the_log_equals_the_saved_state(
     assert undos > 0
     assert engine.invariant_problems(final) == []
     assert await service.replayed_state(channel) == final
+    with pytest.raises(ServiceError, match="not damaged"):  # defect 10: healthy, refused
+        await service.rebuild(channel, info.seats[0].user_id)
+    async with storage.write() as tx:  # damage it: an Ecu out of thin air breaks nothing
+        broken = final.model_copy(deep=True)  # of §9, but the log does not give it
+        broken.players[0].ecus += 1
+        game = await tx.game(info.game_id)
+        assert game is not None
+        await tx.update_game(game.id, game.version, now=0.0, state=broken.model_dump_json())
     out = await service.rebuild(channel, info.seats[0].user_id)
     assert out.game is not None and out.game.status == "over"
     _, rebuilt = await service.snapshot(channel)

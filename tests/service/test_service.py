@@ -51,7 +51,7 @@ async def test_create_join_start_seats_users_in_seeded_random_order(service: Gam
     # every player gets his hand privately; only the first player is pinged
     assert sorted(d.user_id for d in out.direct if d.kind == "hand") == users
     assert [p.user_id for p in out.pings] == [info.user_of(state.first_seat)]
-    assert out.public[0].image is not None and out.public[0].image.kind == "boards"
+    assert out.public[0].image is not None and out.public[0].image.kind == "move"
     assert "{P" not in out.public[0].text
 
 

@@ -1,0 +1,82 @@
+"""The one image helper of both adapters (Discord and the terminal): an ``Image`` the service
+asked for → PNG bytes, a file name and its alt text. ``render_image`` is pure and synchronous;
+``Renderer`` runs it off the event loop, in worker threads or (``processes``) in worker
+processes, which do not share the interpreter lock with the event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
+
+import engine
+import render
+
+from .service import Image
+
+ALT_LIMIT = 1024  # Discord's limit for an attachment's description
+
+
+def names_list(names: dict[int, str]) -> list[str]:
+    """Seat names as the renderer wants them: a list indexed by seat."""
+    return [names.get(i, f"Player {i + 1}") for i in range(max(names, default=-1) + 1)]
+
+
+def render_image(image: Image) -> tuple[bytes, str, str]:
+    """PNG bytes, file name and alt text of ``image``:
+
+    - ``move``: the move's age large, the other two small (``move.png``), after every move;
+    - ``boards``: every age large (``boards.png``) or, with ``age``, that one (``might.png`` …);
+    - ``hand``: a player's hand (``hand.png``); ``compare``: before and after a move;
+    - ``summary``: the end-of-game picture, replayed from the seed and the move log."""
+    names = names_list(image.names)
+    if image.kind == "hand":
+        assert isinstance(image.view, engine.PlayerView)
+        return render.hand_png(image.view, names), "hand.png", image.alt or "Your hand"
+    if image.kind == "summary":
+        assert image.state is not None and image.seed is not None
+        moves = [(seat, engine.parse_action(action)) for seat, action in image.moves]
+        summary = render.summary_from_moves(image.state.options, image.seed, moves)
+        return (render.summary_png(summary, names), "summary.png",
+                render.summary_alt_text(summary, names)[:ALT_LIMIT])
+    view = image.view
+    assert isinstance(view, engine.PublicView)
+    events = list(image.events)
+    highlights = render.highlights_from_events(events)
+    if image.kind == "compare":
+        png = render.before_after_png(image.before_view, view, names, highlights, image.alt)
+        return png, "before-after.png", f"The boards before and after. {image.alt}"[:ALT_LIMIT]
+    alt = render.alt_text(view, names, events)[:ALT_LIMIT]
+    if image.age is not None:
+        return (render.age_png(view, image.age, names, highlights),
+                f"{image.age.label.lower()}.png", alt)
+    if image.kind == "move":
+        return render.move_png(view, names, events), "move.png", alt
+    return render.boards_png(view, names, highlights), "boards.png", alt
+
+
+class Renderer:
+    """Renders images off the event loop: in a worker thread (``processes=0``, the default,
+    nothing to start or stop), or in a pool of ``processes`` worker processes (started on
+    first use with ``forkserver``, never ``fork`` from a process with threads; ``close()``
+    stops them)."""
+
+    def __init__(self, processes: int = 0) -> None:
+        self.processes = processes
+        self._pool: ProcessPoolExecutor | None = None
+
+    async def render(self, image: Image) -> tuple[bytes, str, str]:
+        if self.processes <= 0:
+            return await asyncio.to_thread(render_image, image)
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(
+                self.processes, mp_context=multiprocessing.get_context("forkserver"))
+        return await asyncio.get_running_loop().run_in_executor(self._pool, render_image, image)
+
+    def close(self) -> None:
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+
+
+__all__ = ["Renderer", "names_list", "render_image"]

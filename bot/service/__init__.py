@@ -1,0 +1,123 @@
+"""The game service: between the engine and any chat front end; knows nothing of discord.py.
+
+Every command is one write transaction (style 9): load the channel's game, check who may do
+it, apply, append to the move log, save with ``version = version + 1`` where the version is
+still the one read, reschedule the timers, write what to post publicly, what to send
+privately and whom to ping into the outbox (``outbox.py``), commit. The ``Outcome`` is
+returned only after the commit, and the outbox's rows are what the adapters deliver, so a
+stored move is always announced and a refused one never is (style 6).
+
+Refusals are ``EngineError`` subclasses with a sentence for the user (style 5): the engine's
+own (``IllegalAction``, ``NotYourTurn``, ``GameOver``, ``StaleState`` …) with seat tokens turned
+into names, and the service's (``core.py``).
+
+The parts: ``core`` (errors, settings, results, loading helpers, timer scheduling), ``texts``
+(sentences), ``moves`` (moves, undo, the one replay), ``lobby``, ``reading`` (status, hand,
+history), ``timers`` (firing reminders and deadlines), ``lifecycle`` (rebuild, settings, pause,
+absence, replacement, removal), ``outbox`` (the rows and their deliverer).
+"""
+
+from __future__ import annotations
+
+from .core import (
+    DAMAGED_NOTICE,
+    DRAW_KINDS,
+    HOUR,
+    MAX_AWAY_HOURS,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    OFFLINE_MARGIN,
+    DamagedGame,
+    DecisionInfo,
+    Direct,
+    DirectKind,
+    GameExists,
+    GameInfo,
+    GamePaused,
+    GameSettings,
+    GameStatus,
+    HistoryEntry,
+    Image,
+    LobbyError,
+    MoveKind,
+    NoGameHere,
+    NotSeated,
+    NotStarted,
+    Outcome,
+    PermissionDenied,
+    Ping,
+    Post,
+    Reply,
+    SeatInfo,
+    ServiceError,
+    TimerKind,
+    UndoRefused,
+)
+from .lifecycle import LifecycleMixin
+from .lobby import LobbyMixin
+from .moves import effective_moves, replay
+from .texts import (
+    cards_text,
+    channel_link,
+    events_text,
+    format_names,
+    hand_text,
+    hours_text,
+    status_text,
+    when,
+)
+from .timers import TimersMixin
+
+
+class GameService(LobbyMixin, TimersMixin, LifecycleMixin):
+    """Plain async methods; each returns an ``Outcome`` or raises an ``EngineError``.
+
+    ``clock`` gives Unix seconds (for the log and timers); ``seeds`` gives a new game's seed.
+    """
+
+
+__all__ = [
+    "DAMAGED_NOTICE",
+    "DRAW_KINDS",
+    "HOUR",
+    "MAX_AWAY_HOURS",
+    "MAX_PLAYERS",
+    "MIN_PLAYERS",
+    "OFFLINE_MARGIN",
+    "DamagedGame",
+    "DecisionInfo",
+    "Direct",
+    "DirectKind",
+    "GameExists",
+    "GameInfo",
+    "GamePaused",
+    "GameService",
+    "GameSettings",
+    "GameStatus",
+    "HistoryEntry",
+    "Image",
+    "LobbyError",
+    "MoveKind",
+    "NoGameHere",
+    "NotSeated",
+    "NotStarted",
+    "Outcome",
+    "PermissionDenied",
+    "Ping",
+    "Post",
+    "Reply",
+    "SeatInfo",
+    "ServiceError",
+    "TimerKind",
+    "UndoRefused",
+    "cards_text",
+    "channel_link",
+    "effective_moves",
+    "events_text",
+    "format_names",
+    "hand_text",
+    "hours_text",
+    "replay",
+    "status_text",
+    "when",
+]

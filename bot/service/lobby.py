@@ -1,0 +1,208 @@
+"""The lobby: create, join, leave, start; and abandon."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import replace
+
+import engine
+from engine import (
+    EngineError,
+)
+
+from ..storage import GameRow, SeatRow, Tx
+from .core import (
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    GameExists,
+    GameSettings,
+    GameStatus,
+    LobbyError,
+    NotSeated,
+    Outcome,
+    PermissionDenied,
+    Post,
+)
+from .moves import MovesMixin
+from .outbox import outboxed
+from .texts import (
+    status_text,
+)
+
+
+class LobbyMixin(MovesMixin):
+    """Create, join, leave, start and abandon."""
+
+    # --- lobby ---------------------------------------------------------------------------
+
+    @outboxed
+    async def create_game(
+        self,
+        channel_id: int,
+        user_id: int,
+        name: str,
+        *,
+        guild_id: int | None = None,
+        settings: GameSettings | None = None,
+        seed: int | None = None,
+    ) -> Outcome:
+        """Open a lobby in the channel; the creator takes the first place."""
+        settings = settings or GameSettings()
+        now = self.clock()
+        async with self.storage.write() as tx:
+            if await tx.game_for_channel(channel_id, live_only=True) is not None:
+                raise GameExists(
+                    "This channel already has a game. Finish or abandon it first, or open a "
+                    "thread for a new one."
+                )
+            game_id = await tx.insert_game(
+                guild_id=guild_id,
+                channel_id=channel_id,
+                creator_id=user_id,
+                settings=settings.model_dump_json(),
+                seed=self.seeds() if seed is None else seed,
+                now=now,
+            )
+            await tx.add_seat(game_id, 0, user_id, name, now)
+            game = await tx.game(game_id)
+            assert game is not None
+            seats = await tx.seats(game_id)
+        info = self._info(game, seats)
+        wanted = f"{settings.seats} players" if settings.seats else "2-5 players"
+        extra = " with Hold'em" if settings.holdem else ""
+        return Outcome(
+            game=info,
+            public=[
+                Post(
+                    f"{name} opens a game of Khronos for {wanted}{extra}. Join with /join; "
+                    f"{name} starts it with /start"
+                    + (" (or it starts when full)." if settings.seats else ".")
+                )
+            ],
+        )
+
+    @outboxed
+    async def join(self, channel_id: int, user_id: int, name: str) -> Outcome:
+        now = self.clock()
+        async with self.storage.write() as tx:
+            game = await self._game(tx, channel_id, live_only=True)
+            if game.status != GameStatus.LOBBY:
+                raise LobbyError("This game has already started; wait for the next one.")
+            seats = await tx.seats(game.id)
+            settings = GameSettings.model_validate_json(game.settings)
+            if any(s.user_id == user_id for s in seats):
+                raise LobbyError("You have already joined this game.")
+            limit = settings.seats or MAX_PLAYERS
+            if len(seats) >= limit:
+                raise LobbyError(f"This game is full ({limit} players).")
+            await tx.add_seat(game.id, max(s.seat for s in seats) + 1 if seats else 0,
+                              user_id, name, now)
+            version = await tx.update_game(game.id, game.version, now=now)
+            seats = await tx.seats(game.id)
+            if settings.seats is not None and len(seats) == settings.seats:
+                game = await self._reload(tx, game.id)
+                return await self._start(tx, game, seats, now, f"{name} joins; the game is full.")
+        info = self._info(game, seats, version)
+        return Outcome(game=info, public=[Post(f"{name} joins the game ({len(seats)} seated).")])
+
+    @outboxed
+    async def leave(self, channel_id: int, user_id: int) -> Outcome:
+        now = self.clock()
+        async with self.storage.write() as tx:
+            game = await self._game(tx, channel_id, live_only=True)
+            if game.status != GameStatus.LOBBY:
+                raise LobbyError(
+                    "The game has started: nobody can leave it now. The creator or a server "
+                    "admin can /abandon it."
+                )
+            seats = await tx.seats(game.id)
+            me = next((s for s in seats if s.user_id == user_id), None)
+            if me is None:
+                raise NotSeated("You have not joined this game.")
+            await tx.remove_seat(game.id, user_id)
+            seats = await tx.seats(game.id)
+            status = GameStatus.LOBBY if seats else GameStatus.ABANDONED
+            version = await tx.update_game(game.id, game.version, now=now, status=status)
+            game = await self._reload(tx, game.id)
+        text = f"{me.name} leaves the game."
+        if not seats:
+            text += " Nobody is left; the game is closed."
+        return Outcome(game=self._info(game, seats, version), public=[Post(text)])
+
+    @outboxed
+    async def start(self, channel_id: int, user_id: int, *, is_admin: bool = False) -> Outcome:
+        """Start the lobby's game (its creator or a server admin): seats in random order,
+        first player from the engine's seeded RNG."""
+        now = self.clock()
+        async with self.storage.write() as tx:
+            game = await self._game(tx, channel_id, live_only=True)
+            if game.status != GameStatus.LOBBY:
+                raise LobbyError("This game has already started.")
+            if user_id != game.creator_id and not is_admin:
+                raise PermissionDenied("Only the game's creator or a server admin can start it.")
+            seats = await tx.seats(game.id)
+            if len(seats) < MIN_PLAYERS:
+                raise LobbyError("Khronos needs at least 2 players; ask someone to /join.")
+            return await self._start(tx, game, seats, now, "")
+
+    async def _start(
+        self, tx: Tx, game: GameRow, seats: Sequence[SeatRow], now: float, intro: str
+    ) -> Outcome:
+        settings = GameSettings.model_validate_json(game.settings)
+        order = sorted(seats, key=lambda s: s.seat)
+        random.Random(game.seed).shuffle(order)  # seat order from the game's seed, not global
+        new_seats = [replace(s, seat=i) for i, s in enumerate(order)]
+        await tx.replace_seats(game.id, new_seats)
+        state = engine.new_game(
+            engine.Options(players=len(new_seats), holdem=settings.holdem), game.seed
+        )
+        state_json = state.model_dump_json()
+        version = await tx.update_game(
+            game.id, game.version, now=now, status=GameStatus.ACTIVE, state=state_json,
+            checkpoint=state_json, checkpoint_seq=0,
+        )
+        info = self._info(game, new_seats, version)
+        info = replace(info, status=GameStatus.ACTIVE)
+        await self._schedule(tx, info, state, now)
+        names = info.names
+        order_text = ", ".join(s.name for s in new_seats)
+        text = (
+            f"{intro + ' ' if intro else ''}The game begins. Seat order: {order_text}. "
+            f"{names[state.turn]} plays first."
+        )
+        out = Outcome(game=info, public=[Post(text, self._boards(state, names, (), "move"))])
+        for s in new_seats:
+            out.direct.append(self._hand_dm(state, s.seat, info))
+        self._turn_notice(out, info, None, state)
+        return out
+
+    @outboxed
+    async def abandon(self, channel_id: int, user_id: int, *, is_admin: bool = False) -> Outcome:
+        now = self.clock()
+        async with self.storage.write() as tx:
+            game = await self._game(tx, channel_id, live_only=True)
+            if user_id != game.creator_id and not is_admin:
+                raise PermissionDenied(
+                    "Only the game's creator or a server admin can abandon the game."
+                )
+            version = await tx.update_game(game.id, game.version, now=now,
+                                           status=GameStatus.ABANDONED, paused_at=None)
+            await tx.cancel_timers(game.id)
+            await tx.add_note(game.id, await tx.last_seq(game.id), "The game was abandoned.",
+                              now, user_id)
+            seats = await tx.seats(game.id)
+            game = await self._reload(tx, game.id)
+        info = self._info(game, seats, version)
+        text = "The game is abandoned. A new one can be created with /create."
+        if game.state is None:  # abandoned in its lobby
+            return Outcome(game=info, public=[Post(text)])
+        try:
+            state = self._state(game)
+        except EngineError:
+            return Outcome(game=info, public=[Post(text)])
+        summary = status_text(state, info.names, GameStatus.ABANDONED).split("\n", 1)
+        standing = summary[1] if len(summary) > 1 else ""
+        text = (f"The game is abandoned in round {state.round} of 7. Standing when it stopped:\n"
+                f"{standing}\nA new game can be created with /create.")
+        return Outcome(game=info, public=[Post(text, self._boards(state, info.names, ()))])

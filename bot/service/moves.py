@@ -1,0 +1,398 @@
+"""Moves: act, choose, preview, the automatic moves of timed-out and removed seats, undo; and the
+one replay of a move log from the seed (style 7)."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Sequence
+from dataclasses import replace
+
+from pydantic import ValidationError
+
+import engine
+from engine import (
+    Action,
+    Choose,
+    CorruptState,
+    EndTurn,
+    EngineError,
+    Event,
+    GameOver,
+    GameState,
+    MalformedAction,
+    NotYourTurn,
+    StaleState,
+)
+
+from ..storage import GameRow, MoveRow, PendingMoveRow, Queries, Tx
+from .core import (
+    _DAMAGED,
+    DRAW_KINDS,
+    DamagedGame,
+    GameInfo,
+    GameStatus,
+    Image,
+    MoveKind,
+    NoGameHere,
+    Outcome,
+    PermissionDenied,
+    Post,
+    ServiceCore,
+    UndoRefused,
+    events_of,
+)
+from .outbox import outboxed
+from .texts import (
+    _rename,
+    events_text,
+)
+
+# --- replay: the move log and the seed rebuild any state exactly (style 7) --------------------
+
+
+def effective_moves(moves: Sequence[MoveRow]) -> list[MoveRow]:
+    """The log's actions still in effect: each ``undo`` entry cancels the action it names."""
+    stack: list[MoveRow] = []
+    for m in moves:
+        if m.kind == MoveKind.UNDO:
+            undone = json.loads(m.action)["undoes"]
+            if not stack or stack[-1].seq != undone:
+                raise CorruptState(f"undo entry {m.seq} does not match the log", "")
+            stack.pop()
+        else:
+            stack.append(m)
+    return stack
+
+
+def replay(
+    options: engine.Options, seed: int, moves: Sequence[MoveRow]
+) -> tuple[GameState, GameState, int]:
+    """Replay a move log from the seed. Returns (state, checkpoint state, checkpoint seq): the
+    checkpoint is the state after the last card draw (the undo floor)."""
+    state = engine.new_game(options, seed)
+    checkpoint, checkpoint_seq = state, 0
+    for m in effective_moves(moves):
+        action = engine.parse_action(m.action)
+        state, _ = engine.apply(state, m.seat, action)
+        if action.kind in DRAW_KINDS:
+            checkpoint, checkpoint_seq = state, m.seq
+    return state, checkpoint, checkpoint_seq
+
+
+
+_HELD_GONE = "This preview is no longer available; nothing was played. Run the command again."
+_HELD_DONE = {
+    "confirmed": "This move was already confirmed and played; /undo takes it back in your turn.",
+    "cancelled": "This preview was cancelled; nothing was played. Run the command again.",
+}
+
+
+def _choose(option: int) -> Choose:
+    if option < 0:
+        raise MalformedAction("Choose one of the options by its number.", "R37")
+    return Choose(option=option)
+
+
+
+class MovesMixin(ServiceCore):
+    """Moves, choices, previews and undo."""
+
+    # --- moves -----------------------------------------------------------------------------
+
+    @outboxed
+    async def act(
+        self, channel_id: int, user_id: int, action: Action, *, expect_version: int | None = None
+    ) -> Outcome:
+        """Play ``action`` (any engine action) as the user's seat in the channel's game."""
+        return await self._act(channel_id, None, user_id, action, expect_version)
+
+    @outboxed
+    async def act_in_game(
+        self, game_id: int, user_id: int, action: Action, *, expect_version: int | None = None
+    ) -> Outcome:
+        """``act`` for a game named by its id (buttons in DMs know the game, not the channel)."""
+        return await self._act(None, game_id, user_id, action, expect_version)
+
+    @outboxed
+    async def choose(
+        self, channel_id: int, user_id: int, option: int, *, expect_version: int | None = None
+    ) -> Outcome:
+        """Answer the pending decision with option ``option`` (0-based index)."""
+        return await self._act(channel_id, None, user_id, _choose(option), expect_version)
+
+    @outboxed
+    async def choose_in_game(
+        self, game_id: int, user_id: int, option: int, *, expect_version: int | None = None
+    ) -> Outcome:
+        return await self._act(None, game_id, user_id, _choose(option), expect_version)
+
+    # --- previews waiting for Confirm (the move is kept here, its key goes in the button) ----
+
+    async def hold_preview(self, game_id: int, version: int, user_id: int,
+                           action: Action) -> str:
+        """Keep a previewed move until its player confirms or cancels it; returns its key
+        (16 URL-safe characters, for a button's ``custom_id``)."""
+        key = secrets.token_urlsafe(12)
+        async with self.storage.write() as tx:
+            await tx.add_pending_move(key=key, game_id=game_id, version=version,
+                                      user_id=user_id,
+                                      line=json.dumps(engine.dump_action(action)),
+                                      now=self.clock())
+        return key
+
+    @outboxed
+    async def confirm_preview(self, key: str, user_id: int) -> Outcome:
+        """Play the previewed move ``key`` (only its player, only once, only if the game has
+        not moved on). Refused if it was cancelled or already played."""
+        async with self.storage.write() as tx:
+            held = await self._held(tx, key, user_id)
+            if not await tx.set_pending_state(key, "open", "confirmed"):
+                raise PermissionDenied(_HELD_DONE.get(held.state, _HELD_GONE))
+            action = engine.parse_action(held.line)
+            return await self._act(None, held.game_id, user_id, action, held.version)
+
+    async def cancel_preview(self, key: str, user_id: int) -> str:
+        """Cancel the previewed move ``key``; returns the sentence for the player (a move
+        already confirmed is not "cancelled": it was played)."""
+        async with self.storage.write() as tx:
+            held = await self._held(tx, key, user_id)
+            if await tx.set_pending_state(key, "open", "cancelled"):
+                return "Cancelled: nothing was played."
+        return _HELD_DONE.get(held.state, _HELD_GONE)
+
+    @staticmethod
+    async def _held(q: Queries, key: str, user_id: int) -> PendingMoveRow:
+        held = await q.pending_move(key)
+        if held is None:
+            raise NoGameHere(_HELD_GONE)
+        if held.user_id != user_id:
+            raise PermissionDenied("Only the player who asked for this preview can answer it.")
+        return held
+
+    async def _act(
+        self,
+        channel_id: int | None,
+        game_id: int | None,
+        user_id: int,
+        action: Action,
+        expect_version: int | None,
+    ) -> Outcome:
+        now = self.clock()
+        async with self.storage.write() as tx:
+            if game_id is not None:
+                game = await self._by_id(tx, game_id)
+            else:
+                assert channel_id is not None
+                game = await self._game(tx, channel_id)
+            seats = await tx.seats(game.id)
+            info = self._info(game, seats)
+            seat = self._seat(info, user_id)
+            state = self._state(game)
+            self._check_running(game, state)
+            if expect_version is not None and expect_version != game.version:
+                raise StaleState(
+                    "The game has moved on since this was shown to you; look again and retry."
+                )
+            return await self._move(tx, game, info, state, seat, user_id, action, now)
+
+    async def _move(
+        self,
+        tx: Tx,
+        game: GameRow,
+        info: GameInfo,
+        state: GameState,
+        seat: int,
+        user_id: int | None,
+        action: Action,
+        now: float,
+    ) -> Outcome:
+        """Play ``action`` for ``seat``, then whatever removed seats must play by default."""
+        return await self._play(tx, game, info, state, now, first=(seat, user_id, action))
+
+    async def _record(
+        self, tx: Tx, game_id: int, version: int, state: GameState, seat: int,
+        user_id: int | None, action: Action, names: dict[int, str], now: float,
+    ) -> tuple[GameState, list[Event], int]:
+        """Apply one action, append it to the log and save; returns (state, events, version)."""
+        try:
+            new, events = engine.apply(state, seat, action)
+        except EngineError as exc:
+            raise _rename(exc, names) from None
+        seq = await tx.last_seq(game_id) + 1
+        state_json = new.model_dump_json()
+        self._trust(game_id, state_json)
+        fields: dict[str, object] = {"state": state_json}
+        if action.kind in DRAW_KINDS:
+            fields["checkpoint"] = fields["state"]
+            fields["checkpoint_seq"] = seq
+        if new.over:
+            fields["status"] = GameStatus.OVER
+        await tx.append_move(
+            game_id=game_id, seq=seq, version=version + 1, seat=seat, user_id=user_id,
+            kind=MoveKind.ACTION, action=json.dumps(engine.dump_action(action)),
+            events=json.dumps([e.model_dump(mode="json") for e in events]),
+            step=new.step, now=now,
+        )
+        version = await tx.update_game(game_id, version, now=now, **fields)
+        return new, events, version
+
+    async def _play(
+        self,
+        tx: Tx,
+        game: GameRow,
+        info: GameInfo,
+        state: GameState,
+        now: float,
+        *,
+        first: tuple[int, int | None, Action] | None = None,
+        timed_out: int | None = None,
+        intro: str = "",
+    ) -> Outcome:
+        """One command's moves in its transaction: ``first`` (a player's action), then the
+        automatic ones: while ``timed_out`` (a seat whose deadline passed) still must act, its
+        pending choices take their R37 default and its turn ends (cards kept, hand refilled);
+        a removed seat does the same at once whenever the game waits for it. Each automatic
+        action is its own log entry with ``user_id`` NULL."""
+        names = info.names
+        version = game.version
+        new = state
+        events: list[Event] = []
+        texts: list[str] = [intro] if intro else []
+        actor = -1
+        if first is not None:
+            actor, user_id, action = first
+            new, evs, version = await self._record(tx, game.id, version, new, actor, user_id,
+                                                   action, names, now)
+            events += evs
+            texts.append(events_text(evs, names))
+        removed = {s.seat for s in info.seats if s.removed}
+        told: set[int] = set()
+        for _ in range(500):  # a seat's turn is a few actions; the bound only guards bugs
+            seat = engine.current_seat(new)
+            if seat is None:
+                break
+            if seat != timed_out:
+                timed_out = None  # its turn passed: the deadline's work is done
+            if seat != timed_out and seat not in removed:
+                break
+            if seat in removed and seat not in told:
+                told.add(seat)
+                texts.append(f"({names.get(seat, '?')} has left the game: the bot plays the "
+                             "default for that seat.)")
+            auto: Action
+            if new.pending is not None:
+                auto = Choose(option=engine.default_choice(new))
+            else:
+                auto = EndTurn()
+            new, evs, version = await self._record(tx, game.id, version, new, seat, None, auto,
+                                                   names, now)
+            events += evs
+            texts.append(events_text(evs, names))
+        info = replace(info, version=version, status=GameStatus.OVER if new.over else info.status)
+        await self._schedule(tx, info, new, now)
+        out = self._after_move(info, state, new, events, actor, "\n".join(t for t in texts if t))
+        if new.over:  # the end-of-game picture: where every player's Ecus came from
+            live = effective_moves(await tx.moves(game.id))
+            out.public.append(Post(
+                "The game in one picture: each player's Ecus by board and round.",
+                Image("summary", new, names, (), "The end-of-game summary", seed=game.seed,
+                      moves=[(m.seat, m.action) for m in live])))
+        return out
+
+    def _after_move(
+        self, info: GameInfo, old: GameState, new: GameState, events: list[Event], actor: int,
+        text: str | None = None,
+    ) -> Outcome:
+        names = info.names
+        if text is None:
+            text = events_text(events, names)
+        out = Outcome(
+            game=info,
+            public=[Post(text, self._boards(new, names, events, "move"))],
+            events=list(events),
+        )
+        gone = {s.seat for s in info.seats if s.removed}
+        for p_old, p_new in zip(old.players, new.players, strict=True):
+            if p_new.seat in gone:
+                continue
+            if p_old.hand != p_new.hand or (p_new.seat == actor and p_old.ecus != p_new.ecus):
+                out.direct.append(self._hand_dm(new, p_new.seat, info))
+        self._turn_notice(out, info, old, new)
+        return out
+
+    # --- undo -------------------------------------------------------------------------------
+
+    @outboxed
+    async def undo(self, channel_id: int, user_id: int) -> Outcome:
+        """Take back the user's last action of his current turn. Never across a card draw
+        (exchange, Hold'em swap, end of turn) or another player's move."""
+        now = self.clock()
+        async with self.storage.write() as tx:
+            game = await self._game(tx, channel_id)
+            seats = await tx.seats(game.id)
+            info = self._info(game, seats)
+            seat = self._seat(info, user_id)
+            state = self._state(game)
+            names = info.names
+            if state.over:
+                raise GameOver("The game is over: nothing can be undone (R50).")
+            self._check_running(game, state)
+            if seat != state.turn:
+                raise NotYourTurn(
+                    f"Undo works only in your own turn; it is {names[state.turn]}'s turn."
+                )
+            entries = await tx.moves(game.id, after_seq=game.checkpoint_seq)
+            stack = effective_moves(entries)
+            if not stack:
+                raise UndoRefused(await self._floor_reason(tx, game))
+            last = stack[-1]
+            if last.seat != seat:
+                raise UndoRefused(
+                    f"{names.get(last.seat, '?')} has answered a choice since your last action; "
+                    "undo cannot take back another player's move."
+                )
+            if game.checkpoint is None:
+                raise DamagedGame(_DAMAGED)
+            try:
+                base = GameState.model_validate_json(game.checkpoint)
+            except (ValidationError, ValueError) as exc:
+                raise DamagedGame(_DAMAGED) from exc
+            restored = base
+            for m in stack[:-1]:
+                restored, _ = engine.apply(restored, m.seat, engine.parse_action(m.action))
+            undone_events = events_of(last.events)
+            what = events_text(undone_events, names) or "the last action"
+            text = f"{names[seat]} takes back: {what}"
+            undo_event = Event(kind="undo", text=text, seat=seat)
+            seq = await tx.last_seq(game.id) + 1
+            await tx.append_move(
+                game_id=game.id, seq=seq, version=game.version + 1, seat=seat, user_id=user_id,
+                kind=MoveKind.UNDO, action=json.dumps({"undoes": last.seq}),
+                events=json.dumps([undo_event.model_dump(mode="json")]),
+                step=restored.step, now=now,
+            )
+            version = await tx.update_game(
+                game.id, game.version, now=now, state=restored.model_dump_json()
+            )
+            info = replace(info, version=version)
+            await self._schedule(tx, info, restored, now)
+        out = Outcome(game=info, public=[Post(text, self._boards(restored, names, (), "move"))],
+                      events=[undo_event])
+        out.direct.append(self._hand_dm(restored, seat, info))
+        self._turn_notice(out, info, state, restored)
+        return out
+
+    @staticmethod
+    async def _floor_reason(q: Queries, game: GameRow) -> str:
+        if game.checkpoint_seq == 0:
+            return "Nothing to undo: your turn has only just started."
+        rows = await q.moves(game.id, after_seq=game.checkpoint_seq - 1)
+        kind = json.loads(rows[0].action).get("kind") if rows else None
+        if kind == "exchange":
+            return ("You drew cards with your exchange (R9); undo never goes back across a card "
+                    "draw.")
+        if kind == "holdem":
+            return ("You took face-up cards with Hold'em (R10); undo never goes back across a "
+                    "card draw.")
+        return "Nothing to undo: your turn has only just started."

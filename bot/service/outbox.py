@@ -1,0 +1,390 @@
+"""The transactional outbox: what a command or a timer must tell people, stored in the same
+transaction as the move, then delivered in order per game and marked sent.
+
+``record(tx, outcome, now)`` writes an ``Outcome``'s public posts, turn pings, DMs and the
+author's reply as rows (in that order) before the command commits: a move that is stored is
+always announced, after a crash or a SIGTERM too, and a command that is refused stores nothing
+to say. ``Deliverer`` sends the rows through a ``Transport`` (the Discord adapter), one game at
+a time in row order, with backoff for transient failures; the transport applies the fallbacks
+of a permanent refusal (text instead of an image, a channel notice for closed DMs) and
+returns how the row was delivered. Rows older than ``LATE_AFTER`` when sent are marked late.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import json
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import asdict, dataclass
+from typing import Any, Concatenate, Literal, ParamSpec, Protocol, TypeVar
+
+from ..storage import OutboxRow, Storage, Tx
+from .core import DecisionInfo, Direct, DirectKind, Image, Outcome, ServiceCore
+
+log = logging.getLogger("khronos.outbox")
+
+LATE_AFTER = 300.0  # seconds: a row delivered later than this says it is late
+REPLY_WINDOW = 15 * 60.0  # an interaction's token lives 15 minutes (Discord)
+MAX_ATTEMPTS = 8  # transient failures, then the row is given up (logged)
+BACKOFF = (2.0, 5.0, 15.0, 60.0, 300.0)  # seconds before the 1st, 2nd … retry
+KEEP_SENT = 24 * 3600.0  # delivered rows are pruned after a day
+
+RowKind = Literal["post", "ping", "direct", "reply"]
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """One outbox row, ready to send. ``late``: created more than ``LATE_AFTER`` ago."""
+
+    row_id: int
+    game_id: int
+    channel_id: int
+    kind: RowKind
+    user_id: int | None
+    text: str
+    image: Image | None = None
+    decision: DecisionInfo | None = None
+    fallback: str | None = None
+    direct_kind: DirectKind | None = None
+    ephemeral: bool = True
+    name: str = ""  # the addressee's display name in this game (notices)
+    created_at: float = 0.0
+    late: bool = False
+
+    @property
+    def nonce(self) -> str:
+        """Discord's message nonce for this row (at most 25 characters): with
+        ``enforce_nonce`` a resend after a crash lands only once."""
+        return f"kh{self.row_id}"
+
+    def as_direct(self) -> Direct:
+        assert self.direct_kind is not None and self.user_id is not None
+        return Direct(self.user_id, self.direct_kind, self.text, self.image, self.decision,
+                      self.fallback)
+
+
+class RetryLater(Exception):
+    """A transient failure (Discord 5xx, rate limit, network): try the row again later."""
+
+
+class Undeliverable(Exception):
+    """A permanent refusal with no fallback left (channel gone, no Send Messages)."""
+
+
+class Transport(Protocol):
+    async def send(self, item: Delivery) -> str:
+        """Deliver one row; returns how (``sent``, ``text-only``, ``dm-closed`` …).
+        Raises RetryLater or Undeliverable."""
+        ...
+
+
+ReplySender = Callable[[Delivery], Awaitable[None]]
+
+
+# --- writing ---------------------------------------------------------------------------------
+
+P = ParamSpec("P")
+S = TypeVar("S", bound=ServiceCore)
+R = TypeVar("R", bound=Outcome | None)
+
+
+def outboxed(
+    method: Callable[Concatenate[S, P], Awaitable[R]],
+) -> Callable[Concatenate[S, P], Awaitable[R]]:
+    """Run a service command in one write transaction that also stores what its ``Outcome``
+    says to people (``record``): the move and its announcement commit together or not at
+    all. The command's own ``storage.write()`` joins this transaction."""
+
+    @functools.wraps(method)
+    async def wrapper(self: S, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        if not self.use_outbox:
+            return await method(self, *args, **kwargs)
+        async with self.storage.write() as tx:
+            out = await method(self, *args, **kwargs)
+            if out is not None:
+                await record(tx, out, self.clock())
+        return out
+
+    return wrapper
+
+
+def _decision_json(decision: DecisionInfo | None) -> dict[str, Any] | None:
+    return asdict(decision) if decision is not None else None
+
+
+def _decision_from(data: dict[str, Any] | None) -> DecisionInfo | None:
+    if data is None:
+        return None
+    return DecisionInfo(**{**data, "options": tuple(data["options"])})
+
+
+def _image_json(image: Image | None, dumped: dict[int, Any]) -> dict[str, Any] | None:
+    return image.to_json(dumped) if image is not None and image.state is not None else None
+
+
+async def record(tx: Tx, outcome: Outcome, now: float) -> None:
+    """Write ``outcome``'s messages as outbox rows in the caller's transaction (posts, pings,
+    DMs, then the reply) and note their ids in ``outcome.outbox`` / ``outcome.reply_row``."""
+    game = outcome.game
+    if game is None:
+        return
+    base = {"channel_id": game.channel_id}
+    dumped: dict[int, Any] = {}  # a state's JSON, made once for all the images that show it
+
+    def name_of(user_id: int) -> str:
+        return next((s.name for s in game.seats if s.user_id == user_id), "")
+
+    rows: list[tuple[RowKind, int | None, dict[str, Any]]] = []
+    for post in outcome.public:
+        rows.append(("post", None, {"text": post.text, "image": _image_json(post.image, dumped)}))
+    for ping in outcome.pings:
+        rows.append(("ping", ping.user_id, {"text": ping.text, "name": name_of(ping.user_id)}))
+    for d in outcome.direct:
+        rows.append(("direct", d.user_id, {
+            "text": d.text, "image": _image_json(d.image, dumped),
+            "decision": _decision_json(d.decision), "fallback": d.fallback,
+            "direct_kind": d.kind, "name": name_of(d.user_id)}))
+    for kind, user_id, body in rows:
+        outcome.outbox.append(await tx.add_outbox(
+            game_id=game.game_id, kind=kind, user_id=user_id,
+            body=json.dumps({**base, **body}), now=now))
+    if outcome.reply is not None:
+        reply = outcome.reply
+        outcome.reply_row = await tx.add_outbox(
+            game_id=game.game_id, kind="reply", user_id=None, now=now, body=json.dumps({
+                **base, "text": reply.text, "image": _image_json(reply.image, dumped),
+                "ephemeral": reply.ephemeral, "decision": _decision_json(outcome.decision)}))
+        outcome.outbox.append(outcome.reply_row)
+
+
+def delivery(row: OutboxRow, now: float) -> Delivery:
+    """The row's message, rebuilt from its JSON (images validated again)."""
+    body = json.loads(row.body)
+    image = body.get("image")
+    return Delivery(
+        row_id=row.id, game_id=row.game_id, channel_id=int(body["channel_id"]),
+        kind=row.kind,  # type: ignore[arg-type]  # the CHECK-free column holds our four kinds
+        user_id=row.user_id, text=body["text"],
+        image=Image.from_json(image) if image else None,
+        decision=_decision_from(body.get("decision")), fallback=body.get("fallback"),
+        direct_kind=body.get("direct_kind"), ephemeral=bool(body.get("ephemeral", True)),
+        name=body.get("name", ""), created_at=row.created_at,
+        late=now - row.created_at > LATE_AFTER,
+    )
+
+
+def reply_delivery(outcome: Outcome) -> Delivery:
+    """The reply of an outcome that stored nothing (a read: status, hand, history)."""
+    reply = outcome.reply
+    game = outcome.game
+    return Delivery(
+        row_id=0, game_id=game.game_id if game else 0, channel_id=game.channel_id if game else 0,
+        kind="reply", user_id=None, text=reply.text if reply else "",
+        image=reply.image if reply else None, decision=outcome.decision,
+        ephemeral=reply.ephemeral if reply else True)
+
+
+# --- delivering ------------------------------------------------------------------------------
+
+
+class Deliverer:
+    """Sends outbox rows through ``transport``, one game at a time, in row order.
+
+    ``flush(game_id)`` delivers the game's rows that are due (a command awaits it before its
+    reply); ``drain()`` does every game (at start: what a crash or a stop left unsent); the
+    background task started by ``start()`` retries rows whose backoff has passed. A reply row
+    is sent through the sender registered for it (``expect_reply``), the interaction that
+    asked; without one, it waits while that interaction may still come (``REPLY_WINDOW``,
+    rows of this run only) and is then dropped as ``expired``.
+    """
+
+    def __init__(self, storage: Storage, transport: Transport, *,
+                 clock: Callable[[], float] = time.time,
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
+        self.storage = storage
+        self.transport = transport
+        self.clock = clock
+        self.sleep = sleep
+        self.started_at = clock()
+        self._locks: dict[int, asyncio.Lock] = {}
+        self._replies: dict[int, ReplySender] = {}
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self.delivered = 0  # rows delivered (for tests and benchmarks)
+
+    def expect_reply(self, row_id: int, sender: ReplySender) -> None:
+        self._replies[row_id] = sender
+
+    async def reply_now(self, row_id: int) -> None:
+        """Send the reply ``row_id`` now if ``flush`` left it waiting (an earlier row of its
+        game must be retried later): the author is answered within his interaction's life."""
+        sender = self._replies.pop(row_id, None)
+        if sender is None:
+            return
+        async with self.storage.read() as q:
+            row = await q.outbox_row(row_id)
+        if row is None or row.sent_at is not None:
+            return
+        self._replies[row_id] = sender
+        await self._one(row)
+
+    def _lock(self, game_id: int) -> asyncio.Lock:
+        return self._locks.setdefault(game_id, asyncio.Lock())
+
+    async def flush(self, game_id: int) -> int:
+        """Deliver the game's due rows in order; returns how many were delivered. Stops at a
+        row that must be retried later (the order of a game's messages is kept)."""
+        async with self._lock(game_id):
+            count = 0
+            while True:
+                async with self.storage.read() as q:
+                    rows = await q.unsent(game_id)
+                if not rows:
+                    return count
+                progressed = False
+                for row in rows:
+                    outcome = await self._one(row)
+                    if outcome == "blocked":
+                        return count
+                    if outcome == "done":
+                        count += 1
+                        progressed = True
+                if not progressed:
+                    return count
+
+    async def _one(self, row: OutboxRow) -> Literal["done", "skipped", "blocked"]:
+        now = self.clock()
+        if row.next_at > now:
+            return "blocked"
+        try:
+            item = delivery(row, now)
+        except (ValueError, KeyError, TypeError):
+            log.exception("outbox row %s cannot be read; dropped", row.id)
+            await self._mark(row.id, "unreadable")
+            return "done"
+        if item.kind == "reply":
+            sender = self._replies.pop(row.id, None)
+            if sender is None:
+                fresh = row.created_at >= self.started_at and now - row.created_at < REPLY_WINDOW
+                if fresh:
+                    return "skipped"  # its interaction is still being handled in this run
+                await self._mark(row.id, "expired")
+                return "done"
+            try:
+                await sender(item)
+            except Exception:
+                log.exception("the reply of outbox row %s could not be sent", row.id)
+                await self._mark(row.id, "failed")
+                return "done"
+            await self._mark(row.id, "sent")
+            return "done"
+        try:
+            result = await self.transport.send(item)
+        except RetryLater as exc:
+            if row.attempts + 1 >= MAX_ATTEMPTS:
+                log.error("outbox row %s given up after %d attempts: %s", row.id,
+                          row.attempts + 1, exc)
+                await self._mark(row.id, "failed")
+                return "done"
+            delay = BACKOFF[min(row.attempts, len(BACKOFF) - 1)]
+            async with self.storage.write() as tx:
+                await tx.retry_later(row.id, now + delay, f"retry: {exc}"[:200])
+            self._wake.set()
+            return "blocked"
+        except Undeliverable as exc:
+            log.warning("outbox row %s (%s) cannot be delivered: %s", row.id, row.kind, exc)
+            await self._mark(row.id, "failed")
+            return "done"
+        except Exception:
+            log.exception("outbox row %s failed unexpectedly; it will be retried", row.id)
+            async with self.storage.write() as tx:
+                await tx.retry_later(row.id, now + BACKOFF[-1], "error")
+            self._wake.set()
+            return "blocked"
+        await self._mark(row.id, f"late {result}" if item.late else result)
+        self.delivered += 1
+        return "done"
+
+    async def _mark(self, row_id: int, result: str) -> None:
+        async with self.storage.write() as tx:
+            await tx.mark_sent(row_id, self.clock(), result)
+
+    async def pending_games(self) -> list[int]:
+        async with self.storage.read() as q:
+            rows = await q.unsent(limit=10_000)
+        return list(dict.fromkeys(r.game_id for r in rows))
+
+    async def drain(self) -> int:
+        """Deliver every game's due rows (games one after another); returns the count."""
+        count = 0
+        for game_id in await self.pending_games():
+            count += await self.flush(game_id)
+        async with self.storage.write() as tx:
+            await tx.prune_outbox(self.clock() - KEEP_SENT)
+        return count
+
+    async def next_due(self) -> float | None:
+        """When the background task should look again (a reply row waits for its
+        interaction up to ``REPLY_WINDOW``)."""
+        async with self.storage.read() as q:
+            rows = await q.unsent(limit=10_000)
+        return min((max(r.next_at, r.created_at + REPLY_WINDOW) if r.kind == "reply"
+                    else r.next_at for r in rows), default=None)
+
+    # --- the background task: what is left after a restart, and retries -----------------
+
+    def start(self) -> None:
+        if self._task is None or self._task.done():
+            self._task = asyncio.create_task(self._run(), name="khronos-outbox")
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    async def stop(self) -> None:
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    async def _run(self) -> None:
+        failing = 0
+        while True:
+            self._wake.clear()
+            delay = 60.0
+            try:
+                await self.drain()
+                nxt = await self.next_due()
+                if nxt is not None:
+                    delay = min(max(nxt - self.clock(), 0.5), 60.0)
+                if failing:
+                    log.warning("the outbox deliverer works again")
+                failing = 0
+            except Exception:
+                if not failing:  # said once, not once a minute (a full disk, a lost file)
+                    log.exception("the outbox deliverer failed; retrying every minute")
+                failing += 1
+            sleeper = asyncio.ensure_future(self.sleep(delay))
+            waker = asyncio.ensure_future(self._wake.wait())
+            try:
+                await asyncio.wait({sleeper, waker}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for t in (sleeper, waker):
+                    t.cancel()
+                await asyncio.gather(sleeper, waker, return_exceptions=True)
+
+
+__all__ = [
+    "Deliverer",
+    "Delivery",
+    "RetryLater",
+    "Transport",
+    "Undeliverable",
+    "outboxed",
+    "record",
+    "reply_delivery",
+]

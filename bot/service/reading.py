@@ -1,0 +1,225 @@
+"""Reads: status, hand, history, snapshots, before/after comparisons."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+from pydantic import ValidationError
+
+import engine
+from engine import (
+    Action,
+    EngineError,
+    Event,
+    GameState,
+    PublicView,
+)
+
+from ..storage import GameRow, MoveRow, Queries
+from .core import (
+    _DAMAGED,
+    DamagedGame,
+    GameInfo,
+    GameStatus,
+    HistoryEntry,
+    Image,
+    NotSeated,
+    NotStarted,
+    Outcome,
+    Reply,
+    ServiceError,
+    TimerKind,
+    damaged,
+    events_of,
+)
+from .moves import MovesMixin, effective_moves, replay
+from .texts import (
+    _rename,
+    events_text,
+    hand_text,
+    status_text,
+    when,
+)
+
+
+class ReadingMixin(MovesMixin):
+    """Status, hand, history, snapshots and the move comparison (stores nothing)."""
+
+    # --- reading -----------------------------------------------------------------------------
+
+    async def info(self, channel_id: int) -> GameInfo:
+        async with self.storage.read() as q:
+            game = await self._game(q, channel_id)
+            seats = await q.seats(game.id)
+        return self._info(game, seats)
+
+    async def snapshot(self, channel_id: int) -> tuple[GameInfo, GameState]:
+        """The full state (hidden cards included) for autocomplete and local tools; never
+        show it to users as it is."""
+        async with self.storage.read() as q:
+            game = await self._game(q, channel_id)
+            seats = await q.seats(game.id)
+        return self._info(game, seats), self._state(game)
+
+    async def status(self, channel_id: int) -> Outcome:
+        async with self.storage.read() as q:
+            game = await self._game(q, channel_id)
+            seats = await q.seats(game.id)
+            timers = await q.timers(game.id)
+        info = self._info(game, seats)
+        if game.status == GameStatus.LOBBY:
+            names = ", ".join(s.name for s in seats) or "nobody"
+            return Outcome(game=info, reply=Reply(
+                f"The game is waiting for players: {names}. Join with /join.", ephemeral=False))
+        state = self._state(game)
+        text = status_text(state, info.names, game.status)
+        if game.status == GameStatus.ACTIVE:
+            if game.paused_at is not None:
+                text += f"\nPaused since {when(game.paused_at)}; /resume starts it again."
+            for t in timers:
+                if t.kind == TimerKind.DEADLINE and t.seat is not None:
+                    text += f"\nDeadline for {info.names.get(t.seat, '?')}: {when(t.due_at)}."
+            away = [s for s in info.seats if s.away_until and s.away_until > self.clock()]
+            for s in away:
+                assert s.away_until is not None
+                text += f"\n{s.name} is away until {when(s.away_until, 'f')}."
+            gone = [s.name for s in info.seats if s.removed]
+            if gone:
+                text += "\nRemoved (played by default): " + ", ".join(gone) + "."
+        out = Outcome(game=info, reply=Reply(text, self._boards(state, info.names, ()), False))
+        if state.pending is not None:
+            out.decision = self._decision(info, state)
+        return out
+
+    async def hand(self, channel_id: int, user_id: int) -> Outcome:
+        """The user's own hand, for him only."""
+        async with self.storage.read() as q:
+            game = await self._game(q, channel_id)
+            seats = await q.seats(game.id)
+        info = self._info(game, seats)
+        seat = self._seat(info, user_id)
+        state = self._state(game)
+        dm = self._hand_dm(state, seat, info)
+        return Outcome(game=info, reply=Reply(hand_text(state, seat), dm.image, True))
+
+    async def history(self, channel_id: int, limit: int = 15) -> Outcome:
+        entries = await self.history_entries(channel_id, limit)
+        info = await self.info(channel_id)
+        async with self.storage.read() as q:
+            notes = await q.notes(info.game_id)
+        # the moves, with the notes (replacements, pauses …) after the move they follow
+        keyed = [((e.seq, 0, i), f"#{e.seq} {e.text}") for i, e in enumerate(entries)]
+        first = entries[0].seq if entries else 0
+        keyed += [((n.after_seq, 1, n.id), f"  ({n.text})") for n in notes
+                  if n.after_seq >= first - 1 or not entries]
+        lines = [text for _, text in sorted(keyed)][-limit:]
+        text = "\n".join(lines) if lines else "No moves yet."
+        return Outcome(game=info, reply=Reply(text, None, True))
+
+    async def history_entries(self, channel_id: int, limit: int = 1000) -> list[HistoryEntry]:
+        async with self.storage.read() as q:
+            game = await self._game(q, channel_id)
+            seats = await q.seats(game.id)
+            moves = await q.last_moves(game.id, limit)
+        names = {s.seat: s.name for s in seats}
+        out = []
+        for m in moves:
+            events = events_of(m.events)
+            text = events_text(events, names).replace("\n", " ")
+            out.append(HistoryEntry(m.seq, m.seat, names.get(m.seat, "?"), m.kind, text,
+                                    m.created_at))
+        return out
+
+    async def _replayed(self, q: Queries, game: GameRow, players: int, *,
+                        holdem: bool | None = None) -> tuple[GameState, GameState, int]:
+        """Replay the game's log from its seed (``holdem``: the option when the settings are
+        not to be trusted). Raises DamagedGame if the log cannot be replayed."""
+        if holdem is None:
+            holdem = self._info(game, []).settings.holdem
+        moves = await q.moves(game.id)
+        options = engine.Options(players=players, holdem=holdem)
+        try:  # off the event loop: a whole game takes up to ~100 ms (defect 16)
+            state, checkpoint, seq = await asyncio.to_thread(replay, options, game.seed, moves)
+        except (EngineError, ValidationError, ValueError, KeyError, TypeError) as exc:
+            raise damaged(game.id, "This game's move log cannot be replayed; it cannot be "
+                          "rebuilt automatically.") from exc
+        if engine.invariant_problems(state):
+            raise damaged(game.id, "This game's move log replays to a broken state; it cannot "
+                          "be rebuilt automatically.")
+        return state, checkpoint, seq
+
+    async def move_comparison(self, channel_id: int, seq: int | None = None) -> Outcome:
+        """The boards before and after move ``seq`` (its number in /history; the last move when
+        None), rebuilt from the seed and the move log. Stores nothing."""
+        async with self.storage.read() as q:
+            game = await self._game(q, channel_id)
+            seats = await q.seats(game.id)
+            moves = await q.moves(game.id)
+        info = self._info(game, seats)
+        if game.status == GameStatus.LOBBY:
+            raise NotStarted("The game has not started yet: there is no move to show.")
+        live = effective_moves(moves)
+        if seq is None and not live:
+            raise ServiceError("No move has been played yet.")
+        target = live[-1] if seq is None else next((m for m in live if m.seq == seq), None)
+        if target is None:
+            if any(m.seq == seq for m in moves):
+                raise ServiceError(
+                    f"Move {seq} was taken back or is an undo; pick another number from /history."
+                )
+            raise ServiceError(f"There is no move {seq}; /history lists the moves' numbers.")
+        options = engine.Options(players=len(seats), holdem=info.settings.holdem)
+        try:  # a whole game's replay takes up to ~100 ms: off the event loop (defect 16)
+            before, after, events = await asyncio.to_thread(
+                _replay_to, options, game.seed, live, target)
+        except (EngineError, ValidationError, ValueError) as exc:
+            raise DamagedGame(_DAMAGED) from exc
+        names = info.names
+        what = events_text(events, names).split("\n")[0]
+        title = f"Move {target.seq}: {what}"
+        image = Image("compare", after, names, events, title, before=before)
+        return Outcome(game=info, reply=Reply(f"{title}\nBefore (left) and after (right).",
+                                              image), events=list(events))
+
+    async def replayed_state(self, channel_id: int) -> GameState:
+        """The state the move log and seed give (for checks and tests)."""
+        async with self.storage.read() as q:
+            game = await self._game(q, channel_id)
+            seats = await q.seats(game.id)
+            state, _, _ = await self._replayed(q, game, len(seats))
+        return state
+
+    async def seat_state(
+        self, channel_id: int, user_id: int
+    ) -> tuple[GameInfo, GameState, int | None]:
+        """The channel's game, its full state and the user's seat (None if not seated), for
+        autocomplete. The state holds hidden cards: never show it as it is."""
+        info, state = await self.snapshot(channel_id)
+        return info, state, info.seat_of(user_id)
+
+    async def preview(
+        self, channel_id: int, user_id: int, action: Action
+    ) -> tuple[GameInfo, PublicView, dict[int, str], list[Event]]:
+        """What ``action`` would do, stored nowhere: the public view after it and its events.
+        Raises the same refusals as ``act``."""
+        info, state, seat = await self.seat_state(channel_id, user_id)
+        if seat is None:
+            raise NotSeated("You are not playing in this game; only its players may do that.")
+        try:
+            after, events = engine.preview(state, seat, action)
+        except EngineError as exc:
+            raise _rename(exc, info.names) from None
+        return info, engine.public_view(after), info.names, events
+
+
+def _replay_to(options: engine.Options, seed: int, live: Sequence[MoveRow],
+               target: MoveRow) -> tuple[GameState, GameState, list[Event]]:
+    """The state before ``target`` (replayed from the seed), the state after it, its events."""
+    before = engine.new_game(options, seed)
+    for m in live:
+        if m.seq == target.seq:
+            break
+        before, _ = engine.apply(before, m.seat, engine.parse_action(m.action))
+    after, events = engine.apply(before, target.seat, engine.parse_action(target.action))
+    return before, after, events

@@ -1,0 +1,321 @@
+"""End to end: what the table is told follows the commit (issue 12, the transactional outbox).
+
+The real bot against the fake Discord: a refused image, a server error, a stop or a crash
+between a move's commit and its post, closed DMs across a restart, Confirm then Cancel, and
+mentions that never reach @everyone."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+import engine
+from bot.service import GameService, PermissionDenied
+from bot.settings import Settings
+from bot.storage import Storage
+from engine import Age, BuildingType
+from tests.e2e.test_bot_game import Table, decodes, make_bot
+from tests.fakediscord.fake import FakeDiscord
+from tests.fakediscord.models import FakeChannel, FakeMessage, Perm
+
+
+def bot_messages(fake: FakeDiscord, ch: FakeChannel) -> list[FakeMessage]:
+    return [m for m in fake.channel_messages(ch) if m.author.id == fake.bot_user.id]
+
+
+async def wait_until(check: object, timeout: float = 10.0) -> None:
+    assert callable(check)
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        await asyncio.sleep(0.05)
+
+
+async def test_defect1_boards_refused_403_the_move_stands_and_is_told_in_words(
+        fake_discord: FakeDiscord, tmp_path: Path) -> None:
+    """No Attach Files in the channel: the post comes as text with the alt text, the channel
+    hears once which permission is missing, the ping and the DMs still go out, and the player
+    never reads that nothing was changed (the move is played exactly once)."""
+    fake = fake_discord
+    guild = fake.add_guild()
+    ch = fake.add_channel(guild, "khronos")
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    fake.set_permissions(ch, fake.bot_user, deny=Perm.ATTACH_FILES)
+    users = {alice.id: alice, bob.id: bob}
+    async with fake.running(make_bot(fake, tmp_path, guild.id)) as bot:
+        table = Table(fake, bot, ch, [alice, bob])
+        await table.slash(alice, "create", players=2)
+        await table.slash(bob, "join")
+        info, state = await table.state()
+        first = users[info.user_of(state.turn)]
+        second = bob if first is alice else alice
+        before = info.version
+        dms = len(fake.dms(second))
+        seen = len(fake.channel_messages(ch))
+        ia = await table.slash(first, "end")
+        reply = ia.messages[0].content
+        assert "nothing was changed" not in reply and "try again" not in reply.lower()
+        info, state = await table.state()
+        assert info.version == before + 1, "played once"
+        new = fake.channel_messages(ch)[seen:]
+        assert any("(Image:" in m.content for m in new), [m.content for m in new]
+        assert all(not m.attachments for m in new)
+        assert any(m.notified_user_ids() == [second.id] for m in new), "the next player's ping"
+        assert len(fake.dms(second)) > dms, "the next player's 'your turn' DM"
+        notices = [m for m in fake.channel_messages(ch) if "Attach Files" in m.content]
+        assert len(notices) == 1, "the missing permission is said once per game"
+
+
+async def test_defect1_a_server_error_on_the_post_is_retried_not_reported_as_nothing_done(
+        fake_discord: FakeDiscord, tmp_path: Path) -> None:
+    fake = fake_discord
+    guild = fake.add_guild()
+    ch = fake.add_channel(guild, "khronos")
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    users = {alice.id: alice, bob.id: bob}
+    async with fake.running(make_bot(fake, tmp_path, guild.id)) as bot:
+        table = Table(fake, bot, ch, [alice, bob])
+        await table.slash(alice, "create", players=2)
+        await table.slash(bob, "join")
+        info, state = await table.state()
+        first = users[info.user_of(state.turn)]
+        second = bob if first is alice else alice
+        seen = len(fake.channel_messages(ch))
+        fake.post_failures = [503]
+        ia = await table.slash(first, "end")
+        assert "nothing was changed" not in ia.messages[0].content
+        # the post is retried after its backoff, then the ping follows it, in order
+        await wait_until(lambda: any(m.notified_user_ids() == [second.id]
+                                     for m in fake.channel_messages(ch)[seen:]))
+        new = fake.channel_messages(ch)[seen:]
+        assert new[0].attachments and decodes(new[0])
+        assert [m for m in new if m.attachments] == [new[0]], "posted once"
+
+
+async def test_defect2_a_move_committed_before_a_crash_is_posted_after_the_restart(
+        fake_discord: FakeDiscord, tmp_path: Path) -> None:
+    """The process dies between the commit and the post: the next start posts the boards
+    (marked late) and pings the next player."""
+    fake = fake_discord
+    guild = fake.add_guild()
+    ch = fake.add_channel(guild, "khronos")
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    users = {alice.id: alice, bob.id: bob}
+    async with fake.running(make_bot(fake, tmp_path, guild.id)) as bot:
+        table = Table(fake, bot, ch, [alice, bob])
+        await table.slash(alice, "create", players=2)
+        await table.slash(bob, "join")
+        info, state = await table.state()
+    first = users[info.user_of(state.turn)]
+    second = bob if first is alice else alice
+    # the command commits, and the process is killed before anything is sent
+    async with Storage.in_dir(tmp_path) as storage:
+        await GameService(storage).act(ch.id, first.id, engine.EndTurn())
+    seen = len(fake.channel_messages(ch))
+    storage = await Storage.in_dir(tmp_path).open()
+    later = GameService(storage, clock=lambda: time.time() + 600)  # 10 minutes later
+    settings = Settings(DISCORD_TOKEN=fake.token, KHRONOS_DATA_DIR=tmp_path,
+                        KHRONOS_TEST_GUILD_ID=guild.id)
+    from bot.discord_app import create_bot
+    try:
+        async with fake.running(create_bot(settings, service=later)):
+            await wait_until(lambda: any(m.notified_user_ids() == [second.id]
+                                         for m in fake.channel_messages(ch)[seen:]))
+            new = fake.channel_messages(ch)[seen:]
+            assert new[0].attachments and new[0].content.startswith("(Delayed:")
+    finally:
+        await storage.close()
+
+
+async def test_defect2_sigterm_stops_commands_and_finishes_deliveries(
+        fake_discord: FakeDiscord, tmp_path: Path) -> None:
+    fake = fake_discord
+    guild = fake.add_guild()
+    ch = fake.add_channel(guild, "khronos")
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    users = {alice.id: alice, bob.id: bob}
+    async with fake.running(make_bot(fake, tmp_path, guild.id)) as bot:
+        table = Table(fake, bot, ch, [alice, bob])
+        await table.slash(alice, "create", players=2)
+        await table.slash(bob, "join")
+        info, state = await table.state()
+        first = users[info.user_of(state.turn)]
+        second = bob if first is alice else alice
+        seen = len(fake.channel_messages(ch))
+        # committed, not yet delivered, when the signal comes
+        await bot.service.act(ch.id, first.id, engine.EndTurn())
+        bot.request_stop()
+        ia = await fake.slash(second, ch, "end")
+        msg = await ia.wait_message(timeout=10)
+        assert "restarting" in msg.content and msg.ephemeral
+        await wait_until(bot.is_closed)
+        new = fake.channel_messages(ch)[seen:]
+        assert new and new[0].attachments, "the committed move was posted before closing"
+        assert any(m.notified_user_ids() == [second.id] for m in new)
+    async with Storage.in_dir(tmp_path) as storage:
+        assert (await GameService(storage).info(ch.id)).version == info.version + 1, \
+            "the move before the signal stands; the /end after it was not played"
+
+
+async def test_defect4_the_closed_dm_notice_is_said_once_even_across_restarts(
+        fake_discord: FakeDiscord, tmp_path: Path) -> None:
+    fake = fake_discord
+    guild = fake.add_guild()
+    ch = fake.add_channel(guild, "khronos")
+    alice, carol = fake.add_user("alice"), fake.add_user("carol", dms_open=False)
+    for round_ in range(2):
+        async with fake.running(make_bot(fake, tmp_path, guild.id)) as bot:
+            table = Table(fake, bot, ch, [alice, carol])
+            if round_ == 0:
+                await table.slash(alice, "create", players=2)
+                await table.slash(carol, "join")
+            for _ in range(2):
+                info, state = await table.state()
+                user = alice if info.seat_of(alice.id) == state.turn else carol
+                await table.slash(user, "end")
+    notes = [m for m in fake.channel_messages(ch) if "direct messages are closed" in m.content]
+    assert len(notes) == 1
+
+
+async def test_defect3_and_13_confirm_then_cancel_says_the_move_was_played(
+        fake_discord: FakeDiscord, tmp_path: Path) -> None:
+    """R24/R25 preview: Confirm plays the previewed move exactly (the button holds a short key,
+    not the move); Cancel afterwards says it was played; a second Confirm plays nothing."""
+    from engine.builder import position, tile_at
+
+    fake = fake_discord
+    guild = fake.add_guild()
+    ch = fake.add_channel(guild, "khronos")
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    users = {alice.id: alice, bob.id: bob}
+    async with fake.running(make_bot(fake, tmp_path, guild.id)) as bot:
+        table = Table(fake, bot, ch, [alice, bob])
+        await table.slash(alice, "create", players=2)
+        await table.slash(bob, "join")
+        info, _ = await table.state()
+        prepared = position(2, hands={0: "mmmm"}, turn=0)
+        async with bot.service.storage.write() as tx:
+            game = await tx.game(info.game_id)
+            assert game is not None
+            await tx.update_game(game.id, game.version, now=0.0, state=prepared.model_dump_json(),
+                                 checkpoint=prepared.model_dump_json())
+        red = users[info.user_of(0)]
+        option = next(o for o in engine.construct_options(prepared, 0, Age.MIGHT,
+                                                          BuildingType.KEEP))
+        ia = await table.slash(red, "build", building="keep", square=option.square, age="might")
+        msg = ia.messages[0]
+        assert "Preview" in msg.content and decodes(msg)
+        ok = next(c for c in msg.custom_ids() if c.startswith("kh:ok:"))
+        no = next(c for c in msg.custom_ids() if c.startswith("kh:no:"))
+        assert len(ok) <= 100 and len(no) <= 100
+        before = (await table.state())[0].version
+        click = await fake.click(red, msg, ok)
+        await click.wait_message(timeout=10)
+        after, state = await table.state()
+        assert after.version == before + 1
+        tile = tile_at(state, Age.MIGHT, option.square)
+        assert tile is not None and tile.type is BuildingType.KEEP
+        cancel = await fake.click(red, msg, no)
+        await cancel.wait_ack()
+        await wait_until(lambda: "played" in fake.get_message(msg.id).content)
+        assert "nothing was played" not in fake.get_message(msg.id).content
+        with pytest.raises(PermissionDenied, match="already confirmed"):
+            await bot.service.confirm_preview(ok.removeprefix("kh:ok:"), red.id)
+        assert (await table.state())[0].version == after.version
+
+
+async def test_defect11_no_message_of_the_bot_can_ping_everyone(
+        fake_discord: FakeDiscord, tmp_path: Path) -> None:
+    """A player called @everyone with closed DMs, whose choice (R32/R33/R37) falls back to the
+    channel: the message mentions him alone."""
+    from engine.builder import position
+
+    fake = fake_discord
+    guild = fake.add_guild()
+    ch = fake.add_channel(guild, "khronos")
+    alice, evil = fake.add_user("alice"), fake.add_user("@everyone", dms_open=False)
+    users = {alice.id: alice, evil.id: evil}
+    async with fake.running(make_bot(fake, tmp_path, guild.id)) as bot:
+        table = Table(fake, bot, ch, [alice, evil])
+        await table.slash(alice, "create", players=2)
+        await table.slash(evil, "join")
+        info, _ = await table.state()
+        prepared = position(2, might="Keep F4 0; Watchtower F6 0; Keep I4 1",
+                            faith="Keep I4 1 copy", reason="Keep I4 ruin copy",
+                            hands={0: "ccmr"}, turn=0)
+        async with bot.service.storage.write() as tx:
+            game = await tx.game(info.game_id)
+            assert game is not None
+            await tx.update_game(game.id, game.version, now=0.0, state=prepared.model_dump_json(),
+                                 checkpoint=prepared.model_dump_json())
+            seats = await tx.seats(game.id)  # alice at seat 0, the chooser "@everyone" at 1
+            order = sorted(seats, key=lambda s: s.user_id != alice.id)
+            await tx.replace_seats(game.id, [replace(s, seat=i) for i, s in enumerate(order)])
+        info, _ = await table.state()
+        await table.play(users[info.user_of(0)], engine.Construct(
+            age=Age.MIGHT, building=BuildingType.HAMLET, square="H4"))
+        prompt = await fake.wait_for_message(
+            ch, lambda m: any(c.startswith("kh:ch:") for c in m.custom_ids()))
+        assert prompt.notified_user_ids() == [evil.id]
+        sent = bot_messages(fake, ch)
+        assert sent and all(m.allowed_mentions is not None for m in sent)
+        assert not any(m.notifies_everyone() for m in sent)
+
+
+async def test_defect12_a_player_named_like_a_seat_token_is_shown_as_himself(
+        fake_discord: FakeDiscord, tmp_path: Path) -> None:
+    """Seat 0 is called "{P1}": his /end is posted under his name, not seat 1's."""
+    fake = fake_discord
+    guild = fake.add_guild()
+    ch = fake.add_channel(guild, "khronos")
+    odd, bob = fake.add_user("{P1}"), fake.add_user("bob")
+    async with fake.running(make_bot(fake, tmp_path, guild.id)) as bot:
+        table = Table(fake, bot, ch, [odd, bob])
+        await table.slash(odd, "create", players=2)
+        await table.slash(bob, "join")
+        info, state = await table.state()
+        async with bot.service.storage.write() as tx:  # "{P1}" at seat 0, and to play
+            seats = sorted(await tx.seats(info.game_id), key=lambda s: s.user_id != odd.id)
+            await tx.replace_seats(info.game_id, [replace(s, seat=i) for i, s in enumerate(seats)])
+            game = await tx.game(info.game_id)
+            assert game is not None
+            first = state.model_copy(update={"turn": 0})
+            await tx.update_game(game.id, game.version, now=0.0, state=first.model_dump_json(),
+                                 checkpoint=first.model_dump_json())
+        seen = len(fake.channel_messages(ch))
+        await table.slash(odd, "end")
+        post = next(m for m in fake.channel_messages(ch)[seen:] if m.attachments)
+        line = post.content.split("\n")[0]
+        assert "{P1}" in line and "bob" not in line, line
+
+
+async def test_a_resend_after_a_crash_between_send_and_mark_lands_once(
+        fake_discord: FakeDiscord, tmp_path: Path) -> None:
+    """The post went out but the process died before marking its row sent: the resend
+    carries the same nonce (enforce_nonce), so the channel shows the post once."""
+    from bot.service.outbox import delivery
+
+    fake = fake_discord
+    guild = fake.add_guild()
+    ch = fake.add_channel(guild, "khronos")
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    users = {alice.id: alice, bob.id: bob}
+    async with fake.running(make_bot(fake, tmp_path, guild.id)) as bot:
+        table = Table(fake, bot, ch, [alice, bob])
+        await table.slash(alice, "create", players=2)
+        await table.slash(bob, "join")
+        info, state = await table.state()
+        first = users[info.user_of(state.turn)]
+        out = await bot.service.act(ch.id, first.id, engine.EndTurn())
+        async with bot.service.storage.read() as q:
+            row = await q.outbox_row(out.outbox[0])
+        assert row is not None and row.kind == "post"
+        seen = len(fake.channel_messages(ch))
+        await bot.deliverer.transport.send(delivery(row, time.time()))  # sent, not marked
+        await bot.deliverer.flush(info.game_id)
+        posts = [m for m in fake.channel_messages(ch)[seen:] if m.attachments]
+        assert len(posts) == 1
