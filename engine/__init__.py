@@ -53,6 +53,7 @@ from .moves import (
     reason_options,
     upgrade_options,
 )
+from .rules import adventurer_left, allowance
 from .state import SCHEMA_VERSION, GameState, Options
 from .views import PlayerView, PublicView, player_view, public_view
 
@@ -89,6 +90,8 @@ __all__ = [
     "Terrain",
     "Travel",
     "Upgrade",
+    "adventurer_left",
+    "allowance",
     "apply",
     "check",
     "construct_options",

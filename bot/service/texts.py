@@ -49,6 +49,21 @@ def cards_text(cards: Sequence[engine.Family]) -> str:
     return f"{words} ({letters})"
 
 
+def allowance_text(state: GameState, seat: int) -> str:
+    """What each adventurer of ``seat`` may still pay this turn (R14), e.g. "adventurer 1 on
+    Might: 2 more cards, adventurer 2 on Faith: 1 more card" (and the total where it binds)."""
+    p = state.players[seat]
+    parts = []
+    for i, age in enumerate(p.adventurers):
+        n = engine.adventurer_left(p, i)
+        parts.append(f"adventurer {i + 1} on {age.label}: {n} more card{'' if n == 1 else 's'}")
+    text = ", ".join(parts)
+    if len(set(p.adventurers)) == 1:  # both on one board: the pair pays together
+        n = engine.allowance(p, p.adventurers[0])
+        text += f" ({n} in all on {p.adventurers[0].label})"
+    return text
+
+
 def hand_text(state: GameState, seat: int) -> str:
     p = state.players[seat]
     where = " and ".join(a.label for a in p.adventurers)
@@ -56,6 +71,8 @@ def hand_text(state: GameState, seat: int) -> str:
         f"Your hand: {cards_text(p.hand)}. {p.ecus} Ecus, {p.cubes} cubes, "
         f"adventurers on {where}."
     )
+    if state.turn == seat and not state.over:
+        text += f" This turn (R14): {allowance_text(state, seat)}."
     if state.options.holdem:
         text += f" Face-up (Hold'em): {cards_text(state.reserve)}."
     return text
@@ -76,6 +93,8 @@ def status_text(state: GameState, names: dict[int, str], status: str) -> str:
             f"{mark}{names.get(p.seat, '?')}: {p.ecus} Ecus, {len(p.hand)} cards, "
             f"{p.cubes} cubes, adventurers {where}"
         )
+        if p.seat == state.turn and not state.over:
+            lines.append(f"    this turn (R14): {allowance_text(state, p.seat)}")
     if state.options.holdem:
         lines.append(f"Face-up cards: {cards_text(state.reserve)}")
     if state.pending is not None:

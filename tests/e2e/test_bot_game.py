@@ -112,7 +112,9 @@ def check_hands(fake: FakeDiscord, info: Any, state: engine.GameState,
         seat = info.seat_of(u.id)
         hands = [m for m in fake.dms(u) if m.content.startswith("Your hand")]
         assert hands, u.name
-        assert hands[-1].content.startswith(hand_text(state, seat)), (u.name, hands[-1].content)
+        # the cards held are current; what the adventurers have left (R14) is as of the DM
+        held = hand_text(state, seat).split(" This turn (R14)")[0]
+        assert hands[-1].content.startswith(held), (u.name, hands[-1].content)
         assert decodes(hands[-1])
 
 
