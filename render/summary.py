@@ -24,7 +24,7 @@ from engine.constants import INCOME_ROUNDS, ROUNDS
 
 from .panel import draw_lines, seat_name
 from .png import encode
-from .strings import age_name, joined, say, say_n
+from .strings import age_name, joined, say, say_n, speaking
 from .style import (
     BANNER,
     BOLD,
@@ -374,14 +374,20 @@ def summary_image(summary: GameSummary, names: list[str]) -> Image.Image:
     return img
 
 
-def summary_png(summary: GameSummary, names: list[str]) -> bytes:
+def summary_png(summary: GameSummary, names: list[str], lang: str = "en") -> bytes:
     """PNG of the final scores: per player the Ecus from each board's income in rounds 4 and
     7, the build bonuses per board, the spending, and a chart of Ecus round by round."""
-    return encode(summary_image(summary, names))
+    with speaking(lang):
+        return encode(summary_image(summary, names))
 
 
-def summary_alt_text(summary: GameSummary, names: list[str]) -> str:
+def summary_alt_text(summary: GameSummary, names: list[str], lang: str = "en") -> str:
     """The summary picture in words, at most 1,024 characters."""
+    with speaking(lang):
+        return _summary_alt_text(summary, names)
+
+
+def _summary_alt_text(summary: GameSummary, names: list[str]) -> str:
     _, winners = _title_lines(summary, names)
     parts: list[str] = []
     for p in summary.ranking():

@@ -13,6 +13,7 @@ import render
 import render.board
 import render.images
 import render.panel
+import render.strings
 import render.style
 import render.summary
 from engine import Age, Options, PublicView, apply, new_game, player_view, public_view
@@ -91,7 +92,8 @@ def _pending(view: PublicView, seat: int) -> PublicView:
     return view.model_copy(update={"pending": decision})
 
 
-def test_no_text_is_cut_or_leaves_the_image(recorder: Recorder) -> None:
+@pytest.mark.parametrize("lang", ["en", "fr", "de"])
+def test_no_text_is_cut_or_leaves_the_image(recorder: Recorder, lang: str) -> None:
     view, events, hand = states.mid_game()
     pending = _pending(view, 1)
     names = LONG_NAMES[:4]
@@ -103,20 +105,21 @@ def test_no_text_is_cut_or_leaves_the_image(recorder: Recorder) -> None:
         seat, action = random_action(state, chooser)
         state, evs = apply(state, seat, action)
         steps.append((state, evs))
-    render.boards_png(pending, names, hl)
-    render.move_png(pending, names, events * 3)
-    render.age_png(pending, Age.REASON, names, hl)
-    render.before_after_png(view, pending, names, hl, "Move 12: " + LONG_PROMPT)
-    render.hand_png(hand, names)
-    render.boards_png(public_view(state), LONG_NAMES, {})
-    render.move_png(public_view(state), LONG_NAMES, steps[-1][1])
-    render.hand_png(player_view(state, 4), LONG_NAMES)
-    render.summary_png(game_summary(start, steps), LONG_NAMES)
-    render.move_png(states.end_game(), states.NAMES_5)
-    render.boards_png(states.end_game(), LONG_NAMES)
+    render.boards_png(pending, names, hl, lang=lang)
+    render.move_png(pending, names, events * 3, lang=lang)
+    render.age_png(pending, Age.REASON, names, hl, lang=lang)
+    render.before_after_png(view, pending, names, hl, "Move 12: " + LONG_PROMPT, lang=lang)
+    render.hand_png(hand, names, lang=lang)
+    render.boards_png(public_view(state), LONG_NAMES, {}, lang=lang)
+    render.move_png(public_view(state), LONG_NAMES, steps[-1][1], lang=lang)
+    render.hand_png(player_view(state, 4), LONG_NAMES, lang=lang)
+    render.summary_png(game_summary(start, steps), LONG_NAMES, lang=lang)
+    render.move_png(states.end_game(), states.NAMES_5, lang=lang)
+    render.boards_png(states.end_game(), LONG_NAMES, lang=lang)
     texts = [t for t, _, _ in recorder.drawn]
-    assert any("Waiting for Bartholomew the Magnificent of Mercia to choose" in t or
-               t.startswith("Waiting for") for t in texts)
+    with render.strings.speaking(lang):
+        waiting = render.strings.say("status.choosing", name=names[1])
+    assert any(waiting in t or t.startswith(waiting.split()[0]) for t in texts)
     for text, (x0, y0, x1, y1), (w, h) in recorder.drawn:
         assert "\u2026" not in text, text
         assert x0 >= 0 and y0 >= 0 and x1 <= w and y1 <= h, (text, (x0, y0, x1, y1), (w, h))
