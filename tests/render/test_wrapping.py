@@ -144,3 +144,34 @@ def test_regular_font_is_used_for_the_prompt() -> None:
     # the banner uses the regular face, so the longest prompts stay on three lines
     px, lines = fit_lines("Waiting for Ben to choose: " + LONG_PROMPT, REGULAR, 15, 12, 800, 3)
     assert len(lines) <= 3 and px >= 12
+
+
+@pytest.mark.parametrize("lang", ["en", "fr", "de"])
+def test_the_panels_words_stay_in_their_columns_in_every_language(
+    recorder: Recorder, lang: str
+) -> None:
+    """The players' table (headings, names, the allowance, adventurers) ends before the stock
+    column, and the stock's words before the image's edge, with long names and words."""
+    view, _, _ = states.mid_game()
+    width = 840
+    for shown in (view, _pending(view, 1), states.end_game()):
+        names = LONG_NAMES[: len(shown.players)]
+        recorder.drawn.clear()
+        with render.strings.speaking(lang):
+            banner = render.panel._banner(shown, names, width)
+            img = Image.new("RGB", (width, render.panel.panel_height(shown, names, width)))
+            render.panel.draw_panel(img, shown, names, 0, 0, width)
+            table_top = (render.panel.PAD + render.panel.TOP
+                         + (banner.height + 6 if banner else 0))
+            table_bottom = (table_top + render.panel.TABLE_HEAD
+                            + render.panel._table_height(shown, width))
+        table_right = render.panel.PAD + render.panel._table_width(width)
+        stock_left = table_right + 18
+        inside = [(t, box) for t, box, _ in recorder.drawn
+                  if table_top <= box[1] and box[3] <= table_bottom]
+        assert inside
+        for text, (x0, _, x1, _) in inside:
+            if x0 < table_right:
+                assert x1 <= table_right, (lang, text, x1, table_right)
+            else:
+                assert x0 >= stock_left and x1 <= width - render.panel.PAD, (lang, text)
