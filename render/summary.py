@@ -255,7 +255,9 @@ def _table(img: Image.Image, summary: GameSummary, names: list[str], y: float) -
         left, right = members[0].x - 36, members[-1].x + 36
         draw.line((left, y + 30, right, y + 30), fill=MUTED, width=2)
         px, lines = fit_lines(group, BOLD, HEAD_PX, 12, right - left, 2)
-        draw_lines(img, (left + right) / 2, y + 14, lines, px, BOLD, INK, anchor="mm")
+        # the last line sits where a single one would, the first above it: clear of the rule
+        mid = y + 14 - (len(lines) - 1) * line_height(px) / 2
+        draw_lines(img, (left + right) / 2, mid, lines, px, BOLD, INK, anchor="mm")
     y += 36
     for col in cols:
         if "." in col.key:

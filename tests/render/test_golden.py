@@ -81,6 +81,11 @@ def test_golden_summary() -> None:
     assert_matches_golden("summary", summary_png(fixed_summary(), states.NAMES_5))
 
 
+def test_golden_summary_in_french() -> None:
+    # "Bonus de construction" takes two lines above its rule
+    assert_matches_golden("summary_fr", summary_png(fixed_summary(), states.NAMES_5, lang="fr"))
+
+
 def test_a_changed_image_fails_and_saves_both_images(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
