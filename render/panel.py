@@ -81,7 +81,7 @@ def adventurers_text(adventurers: list[Age]) -> str:
     )
 
 
-def allowance_items(player: PublicPlayer) -> str | None:
+def allowance_items(player: PublicPlayer, sep: str = " \u00b7 ") -> str | None:
     """What each adventurer may still pay this turn (R14), in adventurer order: its board and
     its cards left ("Might 2 · Faith 1"), then "at most N in all" when the two together may
     pay fewer than the sum (cards already played where both stood). None without the figures."""
@@ -93,14 +93,15 @@ def allowance_items(player: PublicPlayer) -> str | None:
              - player.shared)
     if sum(player.left) > total:
         items.append(say("allowance.total", n=max(total, 0)))
-    return " \u00b7 ".join(items)
+    return sep.join(items)
 
 
-def allowance_text(view: PublicView) -> str | None:
-    """"Cards left this turn: ..." for the player to move; None when the game is over."""
+def allowance_text(view: PublicView, sep: str = " \u00b7 ") -> str | None:
+    """"Cards left this turn: ..." for the player to move; None when the game is over. The
+    alt text separates the items with commas, which a screen reader reads as pauses."""
     if view.over:
         return None
-    items = allowance_items(view.players[view.turn])
+    items = allowance_items(view.players[view.turn], sep)
     return None if items is None else say("allowance.line", items=items)
 
 

@@ -9,7 +9,7 @@ from engine import PRINTED_HAMLETS, Age, BuildingType, Event, Family, PublicView
 from engine.constants import INCOME_ROUNDS, ROUNDS
 
 from .board import covered_squares
-from .panel import seat_name, status_line
+from .panel import allowance_text, seat_name, status_line
 from .strings import age_name, building_name, building_plural, joined, say, say_n, speaking
 from .style import player_look
 
@@ -106,6 +106,9 @@ def _alt_text(view: PublicView, names: list[str], events: list[Event] | None) ->
                  status=status_line(view, names))]
     if view.pending is not None and not view.over:
         parts.append(say("alt.waiting", name=seat_name(names, view.pending.seat)))
+    left = allowance_text(view, ", ")  # R14: what the player to move may still play
+    if left is not None:
+        parts.append(left + ".")
     if events:
         seat_names = [seat_name(names, p.seat) for p in view.players]
         moved = [

@@ -78,3 +78,11 @@ def test_a_travel_shows_where_each_adventurer_now_stands() -> None:
     assert events[0].adventurer == 1
     view = player_view(state, 0)
     assert allowance_items(view.players[0]) == "Might 2 \u00b7 Reason 2"
+
+
+def test_the_alt_text_says_the_allowance_after_whose_turn_it_is() -> None:
+    view, events, _ = states.mid_game()
+    text = render.alt_text(view, states.NAMES_4, events)
+    assert text.startswith("Khronos boards, round 5 of 7. Alice's turn. Cards left this turn: "
+                           "Might 2, Might 2, at most 2 in all. Last move")
+    assert "Cards left" not in render.alt_text(states.end_game(), states.NAMES_5)
