@@ -252,7 +252,10 @@ def _player_table(
             mark = say("panel.turn")
         room = width * cols["ecus"] - 34 - 22
         text = seat_name(names, p.seat) + (f"  {mark}" if mark else "")
-        px, lines = fit_lines(text, BOLD, 16, 11, room, 2)
+        one = fit_size(text, BOLD, 16, 13, room)
+        # two lines at 13 px at most, so that they stay inside the row (and clear of the
+        # allowance under them)
+        px, lines = (one, [text]) if one is not None else fit_lines(text, BOLD, 13, 10, room, 2)
         draw_lines(img, x + 34, mid, lines, px, BOLD, INK)
         for key, value in (("ecus", p.ecus), ("cards", p.hand_count), ("cubes", p.cubes)):
             put_text(img, (x + width * cols[key], mid), str(value), 16, BOLD, INK, "mm")

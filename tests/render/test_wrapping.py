@@ -151,11 +151,14 @@ def test_the_panels_words_stay_in_their_columns_in_every_language(
     recorder: Recorder, lang: str
 ) -> None:
     """The players' table (headings, names, the allowance, adventurers) ends before the stock
-    column, and the stock's words before the image's edge, with long names and words."""
+    column, and the stock's words before the image's edge, with long names and words; no two
+    words overlap (a name on two lines and the allowance under it)."""
     view, _, _ = states.mid_game()
     width = 840
-    for shown in (view, _pending(view, 1), states.end_game()):
-        names = LONG_NAMES[: len(shown.players)]
+    rotated = LONG_NAMES[1:] + LONG_NAMES[:1]  # the player to move has a two-line name
+    for shown, names in ((view, LONG_NAMES), (view, rotated), (_pending(view, 1), rotated),
+                         (states.end_game(), LONG_NAMES)):
+        names = names[: len(shown.players)]
         recorder.drawn.clear()
         with render.strings.speaking(lang):
             banner = render.panel._banner(shown, names, width)
@@ -165,6 +168,13 @@ def test_the_panels_words_stay_in_their_columns_in_every_language(
                          + (banner.height + 6 if banner else 0))
             table_bottom = (table_top + render.panel.TABLE_HEAD
                             + render.panel._table_height(shown, width))
+            # the rules between the players' rows (the row of the player to move is taller)
+            rules, y = [], table_top + render.panel.TABLE_HEAD
+            for p in shown.players:
+                mover = p.seat == shown.turn and not shown.over
+                y += render.panel.ROW + (render.panel._allowance_height(
+                    shown, render.panel._table_width(width)) if mover else 0)
+                rules.append(y)
         table_right = render.panel.PAD + render.panel._table_width(width)
         stock_left = table_right + 18
         inside = [(t, box) for t, box, _ in recorder.drawn
@@ -175,3 +185,11 @@ def test_the_panels_words_stay_in_their_columns_in_every_language(
                 assert x1 <= table_right, (lang, text, x1, table_right)
             else:
                 assert x0 >= stock_left and x1 <= width - render.panel.PAD, (lang, text)
+        for text, (x0, y0, _, y1) in inside:
+            if x0 < table_right:
+                assert not any(y0 < r < y1 for r in rules), (lang, text, y0, y1, rules)
+        for i, (a, box_a) in enumerate(inside):
+            for b, box_b in inside[i + 1:]:
+                apart = (box_a[2] <= box_b[0] or box_b[2] <= box_a[0]
+                         or box_a[3] <= box_b[1] or box_b[3] <= box_a[1])
+                assert apart, (lang, a, b)
