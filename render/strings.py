@@ -24,6 +24,8 @@ from contextvars import ContextVar
 
 from engine import Age, BuildingType, Family, Terrain
 
+from .locales import de, fr
+
 CATALOGUE: dict[str, str] = {
     # names of things
     "age.might": "Might",
@@ -184,6 +186,8 @@ CATALOGUE: dict[str, str] = {
 DEFAULT = "en"
 LANGUAGES = ("en", "fr", "de")
 _LANG: ContextVar[str] = ContextVar("render_lang", default=DEFAULT)
+_CATALOGUES: dict[str, Mapping[str, str]] = {"en": CATALOGUE, "fr": fr.CATALOGUE,
+                                             "de": de.CATALOGUE}
 
 
 def language(lang: str | None) -> str:
@@ -265,9 +269,3 @@ def joined(names: list[str]) -> str:
     if len(names) == 1:
         return names[0]
     return say("status.and", first=", ".join(names[:-1]), second=names[-1])
-
-
-from .locales import de, fr  # noqa: E402  (the translations of CATALOGUE, defined above)
-
-_CATALOGUES: dict[str, Mapping[str, str]] = {"en": CATALOGUE, "fr": fr.CATALOGUE,
-                                             "de": de.CATALOGUE}
