@@ -14,7 +14,8 @@
 
 Fonts are shipped in ``render/fonts/`` (DejaVu, Bitstream Vera licence) and loaded only from
 there, so an image is the same on every machine. Every word drawn comes from
-``render/strings.py``. See docs/render.md for the layouts, the palette and the figures.
+``render/strings.py``; every image and alt-text function takes ``lang`` ("en", "fr", "de").
+See docs/render.md for the layouts, the palette and the figures.
 """
 
 from .images import age_png, before_after_png, boards_png, hand_png, move_png

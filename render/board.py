@@ -25,7 +25,7 @@ from engine import BUILDINGS, PRINTED_HAMLETS, TERRAIN, Age, Family, PublicView,
 from engine.constants import COL_LETTERS, COLS, ROWS, capacity
 from engine.state import Board, Tile
 
-from .strings import age_name, building_code, building_name, say
+from .strings import age_name, building_code, building_name, current_language, say
 from .style import (
     BOLD,
     CONDENSED,
@@ -505,7 +505,7 @@ def board_layer(board: Board, geo: BoardGeometry) -> Image.Image:
             _paint_tile(img, draw, tile, tile_layout(tile, age, g, g, c), c)
         return img
 
-    return _cached(("board", geo, *_board_key(board)), build)
+    return _cached(("board", geo, current_language(), *_board_key(board)), build)
 
 
 def draw_highlight(draw: ImageDraw.ImageDraw, squares: set[int], gx: int, gy: int, c: int) -> None:

@@ -16,6 +16,8 @@ from engine.constants import COLS, LADDER, ROUNDS
 from .board import BoardGeometry, draw_board
 from .panel import (
     adventurers_text,
+    allowance_items,
+    allowance_text,
     draw_lines,
     draw_panel,
     draw_reserve,
@@ -24,7 +26,7 @@ from .panel import (
     status_line,
 )
 from .png import encode
-from .strings import building_name, family_letter, family_name, say, say_n
+from .strings import building_name, family_letter, family_name, say, say_n, speaking
 from .style import (
     BANNER,
     BOLD,
@@ -80,10 +82,13 @@ def boards_image(
 
 
 def boards_png(
-    view: PublicView, names: list[str], highlights: dict[Age, set[int]] | None = None
+    view: PublicView, names: list[str], highlights: dict[Age, set[int]] | None = None,
+    lang: str = "en",
 ) -> bytes:
-    """PNG of all three boards with the panel; ``highlights`` outlines squares per age."""
-    return _png(boards_image(view, names, highlights))
+    """PNG of all three boards with the panel; ``highlights`` outlines squares per age.
+    ``lang`` (here and in every image function): ``"en"``, ``"fr"`` or ``"de"``."""
+    with speaking(lang):
+        return _png(boards_image(view, names, highlights))
 
 
 # --- the image after a move (item 5) ---------------------------------------------------------
@@ -205,6 +210,7 @@ def _key_entries(view: PublicView, names: list[str], width: float,
                 continue
             entries = []
             acting = view.pending.seat if view.pending is not None else view.turn
+            left = allowance_items(view.players[view.turn]) if not view.over else None
             for p in view.players:
                 marked = (view.over and p.seat in view.winners) or (
                     not view.over and p.seat == acting)
@@ -213,6 +219,9 @@ def _key_entries(view: PublicView, names: list[str], width: float,
                     ecus += " " + say("panel.winner")
                 lines = wrap_text(seat_name(names, p.seat), px, BOLD, room)
                 ecus_lines = wrap_text(ecus, _ecus_px(px), REGULAR, room)
+                if left is not None and p.seat == view.turn:  # R14: what he may still play
+                    ecus_lines += wrap_text(say("allowance.line", items=left), _ecus_px(px),
+                                            REGULAR, room)
                 entries.append(_KeyEntry(p.seat, marked, px, lines, ecus_lines))
             if sum(e.height for e in entries) <= height:
                 return entries
@@ -349,11 +358,13 @@ def move_png(
     events: list[Event] | None = None,
     highlights: dict[Age, set[int]] | None = None,
     focus: Age | None = None,
+    lang: str = "en",
 ) -> bytes:
     """PNG to post after a move: readable at Discord's inline preview size. ``events`` are the
     move's events (their squares are outlined and their sentences head the image);
     ``highlights`` overrides the outlined squares, ``focus`` the age shown large."""
-    return _png(move_image(view, names, events, highlights, focus))
+    with speaking(lang):
+        return _png(move_image(view, names, events, highlights, focus))
 
 
 # --- one age large (/board age) ---------------------------------------------------------------
@@ -402,10 +413,12 @@ def age_image(
 
 
 def age_png(
-    view: PublicView, age: Age, names: list[str], highlights: dict[Age, set[int]] | None = None
+    view: PublicView, age: Age, names: list[str], highlights: dict[Age, set[int]] | None = None,
+    lang: str = "en",
 ) -> bytes:
     """PNG of one age at a large scale, with a key of the players."""
-    return _png(age_image(view, age, names, highlights))
+    with speaking(lang):
+        return _png(age_image(view, age, names, highlights))
 
 
 # --- a move's before and after (on request) --------------------------------------------------
@@ -448,9 +461,11 @@ def before_after_png(
     names: list[str],
     highlights: dict[Age, set[int]] | None = None,
     title: str = "",
+    lang: str = "en",
 ) -> bytes:
-    """PNG of ``before_after_image``."""
-    return _png(before_after_image(before, after, names, highlights, title))
+    """PNG of ``before_after_image`` (``title`` is drawn as given)."""
+    with speaking(lang):
+        return _png(before_after_image(before, after, names, highlights, title))
 
 
 # --- the hand (a DM to one player) -----------------------------------------------------------
@@ -486,7 +501,8 @@ def hand_image(view: PlayerView, names: list[str]) -> Image.Image:
     me = view.players[seat]
     counts = Counter(hand)
     summary = ", ".join(
-        say("hand.count", n=counts[f], family=family_name(f).lower()) for f in Family if counts[f]
+        say("hand.count", n=counts[f], family=say(f"hand.family.{f.value}"))
+        for f in Family if counts[f]
     ) or say("hand.none")
     line = say("hand.line", round=view.round, rounds=ROUNDS, ecus=say_n("ecus", me.ecus),
                cubes=me.cubes, adventurers=adventurers_text(me.adventurers))
@@ -494,8 +510,10 @@ def hand_image(view: PlayerView, names: list[str]) -> Image.Image:
         line += " \u00b7 " + say("hand.your_turn")
     sub_lines = fit_lines(line, REGULAR, 14, 12, width - 2 * margin, 3)[1]
     sum_lines = fit_lines(summary, REGULAR, 14, 12, width - 2 * margin, 2)[1]
+    left = allowance_text(view) if view.turn == seat else None  # R14, for the player to move
+    left_lines = fit_lines(left, BOLD, 14, 12, width - 2 * margin, 2)[1] if left else []
     head = 14 + len(tlines) * line_height(tpx) + 6
-    sub_h = (len(sub_lines) + len(sum_lines)) * line_height(14)
+    sub_h = (len(sub_lines) + len(left_lines) + len(sum_lines)) * line_height(14)
     y = head + sub_h + 8
     height = y + CARD_H + margin + ((CARD_H * 2 // 3 + 50) if reserve else 0)
     img = Image.new("RGB", (width, height), PAPER)
@@ -506,6 +524,10 @@ def hand_image(view: PlayerView, names: list[str]) -> Image.Image:
     draw_lines(img, margin, sy + len(sub_lines) * line_height(14) / 2, sub_lines, 14, REGULAR,
                MUTED)
     sy += len(sub_lines) * line_height(14)
+    if left_lines:
+        draw_lines(img, margin, sy + len(left_lines) * line_height(14) / 2, left_lines, 14, BOLD,
+                   INK)
+        sy += len(left_lines) * line_height(14)
     draw_lines(img, margin, sy + len(sum_lines) * line_height(14) / 2, sum_lines, 14, REGULAR,
                INK)
     if not hand:
@@ -525,6 +547,7 @@ def hand_image(view: PlayerView, names: list[str]) -> Image.Image:
     return img
 
 
-def hand_png(view: PlayerView, names: list[str]) -> bytes:
+def hand_png(view: PlayerView, names: list[str], lang: str = "en") -> bytes:
     """PNG of ``view.seat``'s cards (and the Hold'em face-up cards when that option is on)."""
-    return _png(hand_image(view, names))
+    with speaking(lang):
+        return _png(hand_image(view, names))

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from PIL import Image, ImageDraw
 
 from engine import Age, Family, PublicView, Terrain, format_text
-from engine.constants import INCOME_ROUNDS, LADDER, ROUNDS
+from engine.constants import CARDS_PER_ADVENTURER, INCOME_ROUNDS, LADDER, ROUNDS
+from engine.views import PublicPlayer
 
 from .board import HIGHLIGHT_INNER, HIGHLIGHT_OUTER, _draw_terrain_cell, _hatch
 from .strings import age_name, building_name, family_letter, joined, say, say_n, terrain_name
@@ -80,6 +81,50 @@ def adventurers_text(adventurers: list[Age]) -> str:
     )
 
 
+def allowance_items(player: PublicPlayer, sep: str = " \u00b7 ") -> str | None:
+    """What each adventurer may still pay this turn (R14), in adventurer order: its board and
+    its cards left ("Might 2 · Faith 1"), then "at most N in all" when the two together may
+    pay fewer than the sum (cards already played where both stood). None without the figures."""
+    if not player.adventurers or len(player.left) != len(player.adventurers):
+        return None
+    items = [say("allowance.item", age=age_name(age), n=n)
+             for age, n in zip(player.adventurers, player.left, strict=True)]
+    total = (CARDS_PER_ADVENTURER * len(player.adventurers) - sum(player.used)
+             - player.shared)
+    if sum(player.left) > total:
+        items.append(say("allowance.total", n=max(total, 0)))
+    return sep.join(items)
+
+
+def allowance_text(view: PublicView, sep: str = " \u00b7 ") -> str | None:
+    """"Cards left this turn: ..." for the player to move; None when the game is over. The
+    alt text separates the items with commas, which a screen reader reads as pauses."""
+    if view.over:
+        return None
+    items = allowance_items(view.players[view.turn], sep)
+    return None if items is None else say("allowance.line", items=items)
+
+
+ALLOWANCE_PX = 14
+
+
+def _allowance_lines(view: PublicView, table_w: float) -> tuple[int, list[str]]:
+    """The allowance line(s) drawn under the name of the player to move, and their size."""
+    text = allowance_text(view)
+    if text is None:
+        return ALLOWANCE_PX, []
+    return fit_lines(text, BOLD, ALLOWANCE_PX, 10, table_w - 34 - 6, 2)
+
+
+def _allowance_height(view: PublicView, table_w: float) -> int:
+    px, lines = _allowance_lines(view, table_w)
+    return len(lines) * line_height(px) + (4 if lines else 0)
+
+
+def _table_width(width: int) -> int:
+    return round((width - 2 * PAD) * 0.64)
+
+
 @dataclass(frozen=True)
 class _Banner:
     px: int
@@ -100,8 +145,11 @@ def _banner(view: PublicView, names: list[str], width: int) -> _Banner | None:
     return _Banner(px, lines)
 
 
-def _table_rows(view: PublicView) -> int:
-    return max(len(view.players), 4 if view.options.holdem else 3)
+def _table_height(view: PublicView, width: int) -> int:
+    """The players' rows (the row of the player to move holds his allowance too) or the
+    stock's rows beside them, whichever is taller."""
+    players = len(view.players) * ROW + _allowance_height(view, _table_width(width))
+    return max(players, (4 if view.options.holdem else 3) * ROW)
 
 
 def _legend_items() -> list[str]:
@@ -134,7 +182,7 @@ def panel_height(view: PublicView, names: list[str] | None = None, width: int = 
     banner = _banner(view, names or [], width)
     legend = len(_legend_rows(width - 2 * PAD)) * LEGEND_ROW + 8
     return (PAD + TOP + (banner.height + 6 if banner else 0) + TABLE_HEAD
-            + _table_rows(view) * ROW + 8 + legend + PAD)
+            + _table_height(view, width) + 8 + legend + PAD)
 
 
 def _round_track(img: Image.Image, view: PublicView, x: int, y: int) -> float:
@@ -186,10 +234,16 @@ def _player_table(
         top = y
         mid = top + ROW / 2
         winner = view.over and p.seat in view.winners
-        active = (p.seat == view.turn and not view.over) or winner
+        moving = p.seat == view.turn and not view.over
+        active = moving or winner
+        extra = _allowance_height(view, width) if moving else 0
         if active:
-            draw.rectangle((x, top + 1, x + width, top + ROW - 1),
+            draw.rectangle((x, top + 1, x + width, top + ROW + extra - 1),
                            fill=player_tint(p.seat), outline=INK)
+        if extra:
+            apx, alines = _allowance_lines(view, width)
+            draw_lines(img, x + 34, top + ROW - 2 + len(alines) * line_height(apx) / 2, alines,
+                       apx, BOLD, INK)
         draw_cube(draw, p.seat, x + 18, mid, 9)
         mark = ""
         if winner:
@@ -198,7 +252,10 @@ def _player_table(
             mark = say("panel.turn")
         room = width * cols["ecus"] - 34 - 22
         text = seat_name(names, p.seat) + (f"  {mark}" if mark else "")
-        px, lines = fit_lines(text, BOLD, 16, 11, room, 2)
+        one = fit_size(text, BOLD, 16, 13, room)
+        # two lines at 13 px at most, so that they stay inside the row (and clear of the
+        # allowance under them)
+        px, lines = (one, [text]) if one is not None else fit_lines(text, BOLD, 13, 10, room, 2)
         draw_lines(img, x + 34, mid, lines, px, BOLD, INK)
         for key, value in (("ecus", p.ecus), ("cards", p.hand_count), ("cubes", p.cubes)):
             put_text(img, (x + width * cols[key], mid), str(value), 16, BOLD, INK, "mm")
@@ -206,7 +263,7 @@ def _player_table(
         adv_room = width * (1 - cols["adv"]) + 26 - 4
         px, lines = fit_lines(adv, REGULAR, 14, 10, adv_room, 2)
         draw_lines(img, x + width * cols["adv"] - 26, mid, lines, px, REGULAR, INK)
-        y += ROW
+        y += ROW + extra
         draw.line((x, y, x + width, y), fill=RULE)
 
 
@@ -312,7 +369,7 @@ def draw_panel(
         name = BOLD if view.over else REGULAR
         draw_lines(img, inner_x + 8, y + banner.height / 2, banner.lines, banner.px, name, INK)
         y += banner.height + 6
-    table_w = round(inner_w * 0.64)
+    table_w = _table_width(width)
     _player_table(img, view, names, inner_x, y, table_w)
     sx = inner_x + table_w + 18
     sy = _stock(img, view, sx, y, inner_x + inner_w - sx)
@@ -322,7 +379,7 @@ def draw_panel(
         put_text(img, (sx, mid), face_up, 14, CONDENSED, INK, "lm")
         draw_reserve(img, list(view.reserve), sx + text_length(face_up, 14, CONDENSED) + 8,
                      mid - 11, 18, 22)
-    y += TABLE_HEAD + _table_rows(view) * ROW + 8
+    y += TABLE_HEAD + _table_height(view, width) + 8
     draw.line((inner_x, y, inner_x + inner_w, y), fill=RULE)
     _legend(img, inner_x, y, inner_w)
 

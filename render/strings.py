@@ -1,8 +1,15 @@
 """Every word drawn on an image (and the alt texts), in one catalogue with named placeholders.
 
-A translation replaces ``CATALOGUE`` (same keys, same placeholder names); nothing else in
+``CATALOGUE`` is the English; ``render/locales/fr.py`` and ``de.py`` hold the same keys with
+the same placeholder names in French and German (plain dictionaries: they ship with the
+package like any module, and a translator edits one file per language). Nothing else in
 ``render/`` spells out a word for players. Counted phrases have a ``.one`` and an ``.other``
-form, picked by ``say_n``. English only for now.
+form, picked by ``say_n``.
+
+The language is chosen per image: each public function of ``render`` takes ``lang`` and draws
+inside ``speaking(lang)``, which sets it for the current thread or task only (a context
+variable), so ``say`` deep in the layout code needs no extra argument and images of games in
+different languages can be drawn at the same time. See docs/render.md.
 
 Sentences the engine writes (events, the prompt of a pending choice) arrive already worded and
 are drawn as they are.
@@ -11,8 +18,13 @@ are drawn as they are.
 from __future__ import annotations
 
 import string
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from engine import Age, BuildingType, Family, Terrain
+
+from .locales import de, fr
 
 CATALOGUE: dict[str, str] = {
     # names of things
@@ -45,6 +57,15 @@ CATALOGUE: dict[str, str] = {
     "code.hamlet": "Ha",
     "code.town": "To",
     "code.city": "Ci",
+    "plural.watchtower": "Watchtowers",
+    "plural.keep": "Keeps",
+    "plural.castle": "Castles",
+    "plural.chapel": "Chapels",
+    "plural.monastery": "Monasteries",
+    "plural.abbey": "Abbeys",
+    "plural.hamlet": "Hamlets",
+    "plural.town": "Towns",
+    "plural.city": "Cities",
     "terrain.plain": "plain",
     "terrain.forest": "forest",
     "terrain.mountain": "mountain",
@@ -70,6 +91,10 @@ CATALOGUE: dict[str, str] = {
     "panel.stock": "Tiles in stock",
     "panel.stock_item": "{building} {count}",
     "panel.face_up": "Face-up",
+    # what the player to move may still play this turn (R14), per adventurer
+    "allowance.line": "Cards left this turn: {items}",
+    "allowance.item": "{age} {n}",
+    "allowance.total": "at most {n} in all",
     "legend.printed_hamlet": "printed hamlet",
     "legend.ruin": "ruin",
     "legend.room": "room for a cube",
@@ -97,6 +122,9 @@ CATALOGUE: dict[str, str] = {
     "adventurers on {adventurers}",
     "hand.your_turn": "your turn",
     "hand.count": "{n} {family}",
+    "hand.family.military": "military",
+    "hand.family.religious": "religious",
+    "hand.family.civil": "civil",
     "hand.none": "no cards",
     "hand.empty": "No cards in hand",
     "hand.face_up": "Hold'em face-up cards (shared)",
@@ -114,6 +142,39 @@ CATALOGUE: dict[str, str] = {
     "summary.chart_start": "Start",
     "summary.income_round": "income",
     # alt texts (read aloud, never drawn)
+    "alt.boards": "Khronos boards, round {round} of {rounds}{income}. {status}.",
+    "alt.income_round": " (an income round)",
+    "alt.waiting": "Waiting for {name} to choose.",
+    "alt.last_move": "Last move, outlined on the boards: {sentences}",
+    "alt.players": "Players: {players}.",
+    "alt.player": "{name} ({colour} {shape}) {ecus}, {cards}, {cubes}, {adventurers}",
+    "alt.cards.one": "{n} card",
+    "alt.cards.other": "{n} cards",
+    "alt.cubes.one": "{n} cube",
+    "alt.cubes.other": "{n} cubes",
+    "alt.adventurers_both": "both adventurers on {age}",
+    "alt.adventurers": "adventurers on {ages}",
+    "alt.board_empty": "{age}: no tiles, {hamlets}.",
+    "alt.board": "{age}: {tiles}; {hamlets}{controlled}{population}.",
+    "alt.hamlets.one": "{n} printed hamlet",
+    "alt.hamlets.other": "{n} printed hamlets",
+    "alt.count": "{n} {building}",
+    "alt.ruins.one": "{n} {building} ruin",
+    "alt.ruins.other": "{n} {building} ruins",
+    "alt.controlled": "; controlled: {owners}",
+    "alt.population": "; population cubes: {owners}",
+    "alt.owner": "{name} {n}",
+    "alt.face_up": "Face-up cards: {cards}.",
+    "colour.indigo": "indigo",
+    "colour.pale_yellow": "pale yellow",
+    "colour.wine": "wine",
+    "colour.light_cyan": "light cyan",
+    "colour.white": "white",
+    "shape.circle": "circle",
+    "shape.square": "square",
+    "shape.triangle": "triangle",
+    "shape.diamond": "diamond",
+    "shape.star": "star",
     "alt.summary": "Final scores of the Khronos game. {winners}. {players}",
     "alt.summary_player": "{name}: {final} (start {start}, income round 4 {income4}, "
     "income round 7 {income7}, bonuses {bonus}, spent {spent})",
@@ -122,9 +183,45 @@ CATALOGUE: dict[str, str] = {
 }
 
 
+DEFAULT = "en"
+LANGUAGES = ("en", "fr", "de")
+_LANG: ContextVar[str] = ContextVar("render_lang", default=DEFAULT)
+_CATALOGUES: dict[str, Mapping[str, str]] = {"en": CATALOGUE, "fr": fr.CATALOGUE,
+                                             "de": de.CATALOGUE}
+
+
+def language(lang: str | None) -> str:
+    """The catalogue's language for ``lang``: ``"fr"``, ``"de"`` (also a Discord locale such
+    as ``"fr-CA"``), English for any other."""
+    code = (lang or DEFAULT).split("-")[0].split("_")[0].lower()
+    return code if code in LANGUAGES else DEFAULT
+
+
+def catalogue(lang: str) -> Mapping[str, str]:
+    """Every entry of one language by dotted key."""
+    return _CATALOGUES[lang]
+
+
+@contextmanager
+def speaking(lang: str | None) -> Iterator[None]:
+    """Draw in ``lang`` (see ``language``) until the block ends, in this thread or task only."""
+    token = _LANG.set(language(lang))
+    try:
+        yield
+    finally:
+        _LANG.reset(token)
+
+
+def current_language() -> str:
+    """The language ``say`` speaks now (part of the keys of cached layers that hold words)."""
+    return _LANG.get()
+
+
 def say(key: str, /, **values: object) -> str:
-    """The catalogue's text for ``key`` with its named placeholders filled in."""
-    return CATALOGUE[key].format(**values)
+    """The text for ``key`` in the current language (English where a translation lacks it),
+    with its named placeholders filled in."""
+    entry = catalogue(_LANG.get()).get(key)
+    return (CATALOGUE[key] if entry is None else entry).format(**values)
 
 
 def say_n(key: str, n: int, /, **values: object) -> str:
@@ -143,6 +240,10 @@ def age_name(age: Age) -> str:
 
 def building_name(btype: BuildingType) -> str:
     return say(f"building.{btype.value}")
+
+
+def building_plural(btype: BuildingType) -> str:
+    return say(f"plural.{btype.value}")
 
 
 def building_code(btype: BuildingType) -> str:

@@ -24,7 +24,7 @@ from engine.constants import INCOME_ROUNDS, ROUNDS
 
 from .panel import draw_lines, seat_name
 from .png import encode
-from .strings import age_name, joined, say, say_n
+from .strings import age_name, joined, say, say_n, speaking
 from .style import (
     BANNER,
     BOLD,
@@ -255,7 +255,9 @@ def _table(img: Image.Image, summary: GameSummary, names: list[str], y: float) -
         left, right = members[0].x - 36, members[-1].x + 36
         draw.line((left, y + 30, right, y + 30), fill=MUTED, width=2)
         px, lines = fit_lines(group, BOLD, HEAD_PX, 12, right - left, 2)
-        draw_lines(img, (left + right) / 2, y + 14, lines, px, BOLD, INK, anchor="mm")
+        # the last line sits where a single one would, the first above it: clear of the rule
+        mid = y + 14 - (len(lines) - 1) * line_height(px) / 2
+        draw_lines(img, (left + right) / 2, mid, lines, px, BOLD, INK, anchor="mm")
     y += 36
     for col in cols:
         if "." in col.key:
@@ -374,14 +376,20 @@ def summary_image(summary: GameSummary, names: list[str]) -> Image.Image:
     return img
 
 
-def summary_png(summary: GameSummary, names: list[str]) -> bytes:
+def summary_png(summary: GameSummary, names: list[str], lang: str = "en") -> bytes:
     """PNG of the final scores: per player the Ecus from each board's income in rounds 4 and
     7, the build bonuses per board, the spending, and a chart of Ecus round by round."""
-    return encode(summary_image(summary, names))
+    with speaking(lang):
+        return encode(summary_image(summary, names))
 
 
-def summary_alt_text(summary: GameSummary, names: list[str]) -> str:
+def summary_alt_text(summary: GameSummary, names: list[str], lang: str = "en") -> str:
     """The summary picture in words, at most 1,024 characters."""
+    with speaking(lang):
+        return _summary_alt_text(summary, names)
+
+
+def _summary_alt_text(summary: GameSummary, names: list[str]) -> str:
     _, winners = _title_lines(summary, names)
     parts: list[str] = []
     for p in summary.ranking():

@@ -5,11 +5,12 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from engine import PRINTED_HAMLETS, Age, Event, Family, PublicView, format_text
+from engine import PRINTED_HAMLETS, Age, BuildingType, Event, Family, PublicView, format_text
 from engine.constants import INCOME_ROUNDS, ROUNDS
 
 from .board import covered_squares
-from .panel import seat_name, status_line
+from .panel import allowance_text, seat_name, status_line
+from .strings import age_name, building_name, building_plural, joined, say, say_n, speaking
 from .style import player_look
 
 ALT_TEXT_LIMIT = 1024  # Discord's limit for an attachment's description
@@ -48,68 +49,66 @@ def _max_seat(events: list[Event]) -> int:
     return max(seats, default=-1)
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
-def _count(n: int, name: str) -> str:
-    """``_count(2, "City")`` -> ``"2 Cities"``."""
-    if n == 1:
-        return f"1 {name}"
-    if name.endswith("ty"):
-        return f"{n} {name[:-1]}ies"
-    return f"{n} {name}s"
-
-
 def _board_summary(view: PublicView, age: Age, names: list[str]) -> str:
     board = view.boards[age]
-    counts: Counter[str] = Counter()
+    counts: Counter[tuple[bool, BuildingType]] = Counter()  # (ruin, type)
     owners: Counter[int] = Counter()
-    ruins = 0
     for t in board.tiles:
-        if t.ruin:
-            ruins += 1
-            counts[f"{t.type.label} ruin"] += 1
-        else:
-            counts[t.type.label] += 1
+        counts[(t.ruin, t.type)] += 1
         if t.owner is not None:
             owners[t.owner] += 1
     covered = covered_squares(board)
-    hamlets = sum(1 for h in PRINTED_HAMLETS if h not in covered)
+    hamlets = say_n("alt.hamlets", sum(1 for h in PRINTED_HAMLETS if h not in covered))
     if not board.tiles:
-        text = f"{age.label}: no tiles, {hamlets} printed hamlets"
-    else:
-        kinds = ", ".join(
-            _count(n, k) for k, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-        )
-        text = f"{age.label}: {kinds}; {hamlets} printed hamlets"
-        if owners:
-            text += "; controlled: " + ", ".join(
-                f"{seat_name(names, s)} {n}" for s, n in sorted(owners.items())
-            )
+        return say("alt.board_empty", age=age_name(age), hamlets=hamlets)
+    kinds = []
+    for (ruin, btype), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0][0],
+                                                                   building_name(kv[0][1]))):
+        if ruin:
+            kinds.append(say_n("alt.ruins", n, building=building_name(btype)))
+        else:
+            kinds.append(say("alt.count", n=n, building=building_name(btype) if n == 1
+                             else building_plural(btype)))
+    controlled = population = ""
+    if owners:
+        controlled = say("alt.controlled", owners=_owners(owners, names))
     if age is Age.REASON:
         pop: Counter[int] = Counter()
         for t in board.tiles:
             pop.update(t.cubes)
         pop.update(board.hamlet_cubes.values())
         if pop:
-            text += "; population cubes: " + ", ".join(
-                f"{seat_name(names, s)} {n}" for s, n in sorted(pop.items())
-            )
-    return text + "."
+            population = say("alt.population", owners=_owners(pop, names))
+    return say("alt.board", age=age_name(age), tiles=", ".join(kinds), hamlets=hamlets,
+               controlled=controlled, population=population)
 
 
-def alt_text(view: PublicView, names: list[str], events: list[Event] | None = None) -> str:
-    """A description of the boards image for screen readers, at most 1,024 characters.
+def _owners(counts: Counter[int], names: list[str]) -> str:
+    return ", ".join(say("alt.owner", name=seat_name(names, s), n=n)
+                     for s, n in sorted(counts.items()))
+
+
+def alt_text(
+    view: PublicView, names: list[str], events: list[Event] | None = None, lang: str = "en"
+) -> str:
+    """A description of the boards image for screen readers, at most 1,024 characters, in
+    ``lang`` (the engine's sentences of the move as the engine words them).
 
     Most important first (round and turn, the last move, the players, then each board), so
     that what has to be cut for length is the least important."""
-    income = " (an income round)" if view.round in INCOME_ROUNDS else ""
-    parts = [
-        f"Khronos boards, round {view.round} of {ROUNDS}{income}. {status_line(view, names)}."
-    ]
+    with speaking(lang):
+        return _alt_text(view, names, events)
+
+
+def _alt_text(view: PublicView, names: list[str], events: list[Event] | None) -> str:
+    income = say("alt.income_round") if view.round in INCOME_ROUNDS else ""
+    parts = [say("alt.boards", round=view.round, rounds=ROUNDS, income=income,
+                 status=status_line(view, names))]
     if view.pending is not None and not view.over:
-        parts.append(f"Waiting for {seat_name(names, view.pending.seat)} to choose.")
+        parts.append(say("alt.waiting", name=seat_name(names, view.pending.seat)))
+    left = allowance_text(view, ", ")  # R14: what the player to move may still play
+    if left is not None:
+        parts.append(left + ".")
     if events:
         seat_names = [seat_name(names, p.seat) for p in view.players]
         moved = [
@@ -118,7 +117,7 @@ def alt_text(view: PublicView, names: list[str], events: list[Event] | None = No
             if e.age is not None and e.kind not in _NOT_A_CHANGE and e.squares
         ]
         if moved:
-            last = "Last move, outlined on the boards: " + " ".join(moved)
+            last = say("alt.last_move", sentences=" ".join(moved))
             if len(last) > _LAST_MOVE_LIMIT:
                 last = last[: _LAST_MOVE_LIMIT - 1].rstrip() + "…"
             parts.append(last)
@@ -126,18 +125,21 @@ def alt_text(view: PublicView, names: list[str], events: list[Event] | None = No
     for p in view.players:
         look = player_look(p.seat)
         where = Counter(p.adventurers)
-        adv = " and ".join(a.label for a in Age if where[a])
-        adv = f"both adventurers on {adv}" if len(where) == 1 else f"adventurers on {adv}"
-        players.append(
-            f"{seat_name(names, p.seat)} ({look.colour_name} {look.shape}) {p.ecus} Ecus, "
-            f"{_plural(p.hand_count, 'card')}, {_plural(p.cubes, 'cube')}, {adv}"
-        )
-    parts.append("Players: " + "; ".join(players) + ".")
+        if len(where) == 1:
+            adv = say("alt.adventurers_both", age=age_name(p.adventurers[0]))
+        else:
+            adv = say("alt.adventurers", ages=joined([age_name(a) for a in Age if where[a]]))
+        players.append(say(
+            "alt.player", name=seat_name(names, p.seat),
+            colour=say(f"colour.{look.colour_name.replace(' ', '_')}"),
+            shape=say(f"shape.{look.shape}"), ecus=say_n("ecus", p.ecus),
+            cards=say_n("alt.cards", p.hand_count), cubes=say_n("alt.cubes", p.cubes),
+            adventurers=adv))
+    parts.append(say("alt.players", players="; ".join(players)))
     parts.extend(_board_summary(view, age, names) for age in Age)
     if view.options.holdem and view.reserve:
-        parts.append(
-            "Face-up cards: " + ", ".join(f.value for f in view.reserve if f in Family) + "."
-        )
+        parts.append(say("alt.face_up", cards=", ".join(
+            say(f"hand.family.{f.value}") for f in view.reserve if f in Family)))
     text = ""
     for part in parts:
         candidate = f"{text} {part}".strip()

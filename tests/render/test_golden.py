@@ -54,6 +54,17 @@ def test_golden_move_image_of_a_keep_that_ripples() -> None:
     assert_matches_golden("move_mid", move_png(view, states.NAMES_4, events))
 
 
+def test_golden_move_image_in_french() -> None:
+    view, events, _ = states.mid_game()
+    assert_matches_golden("move_mid_fr", move_png(view, states.NAMES_4, events, lang="fr"))
+
+
+def test_golden_boards_in_german() -> None:
+    view, events, _ = states.mid_game()
+    png = boards_png(view, states.NAMES_4, highlights_from_events(events), lang="de")
+    assert_matches_golden("boards_mid_de", png)
+
+
 def test_golden_move_image_of_the_end_of_a_game() -> None:
     assert_matches_golden("move_end", move_png(states.end_game(), states.NAMES_5))
 
@@ -68,6 +79,11 @@ def test_golden_before_and_after() -> None:
 
 def test_golden_summary() -> None:
     assert_matches_golden("summary", summary_png(fixed_summary(), states.NAMES_5))
+
+
+def test_golden_summary_in_french() -> None:
+    # "Bonus de construction" takes two lines above its rule
+    assert_matches_golden("summary_fr", summary_png(fixed_summary(), states.NAMES_5, lang="fr"))
 
 
 def test_a_changed_image_fails_and_saves_both_images(

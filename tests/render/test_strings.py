@@ -11,6 +11,7 @@ import pytest
 import render
 from engine import Age, BuildingType, Family, Terrain
 from render.strings import CATALOGUE, placeholders, say, say_n
+from render.style import PLAYER_LOOK
 
 ALL = sorted(Path(render.__file__).parent.glob("*.py"))
 SOURCES = [p for p in ALL if p.name != "strings.py"]  # the catalogue itself aside
@@ -23,6 +24,10 @@ DYNAMIC = {
     "family.letter": [f.value for f in Family],
     "terrain": [t.value for t in Terrain],
     "summary": ["final", "start", "spent"],  # the summary's column headings
+    "plural": [b.value for b in BuildingType],
+    "hand.family": [f.value for f in Family],
+    "colour": [look.colour_name.replace(" ", "_") for look in PLAYER_LOOK],
+    "shape": [look.shape for look in PLAYER_LOOK],
 }
 TEXT_FUNCTIONS = {"put_text", "stamp_text", "draw_lines", "fit_lines", "wrap_text", "fit_size"}
 

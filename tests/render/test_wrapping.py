@@ -13,6 +13,7 @@ import render
 import render.board
 import render.images
 import render.panel
+import render.strings
 import render.style
 import render.summary
 from engine import Age, Options, PublicView, apply, new_game, player_view, public_view
@@ -91,7 +92,8 @@ def _pending(view: PublicView, seat: int) -> PublicView:
     return view.model_copy(update={"pending": decision})
 
 
-def test_no_text_is_cut_or_leaves_the_image(recorder: Recorder) -> None:
+@pytest.mark.parametrize("lang", ["en", "fr", "de"])
+def test_no_text_is_cut_or_leaves_the_image(recorder: Recorder, lang: str) -> None:
     view, events, hand = states.mid_game()
     pending = _pending(view, 1)
     names = LONG_NAMES[:4]
@@ -103,20 +105,21 @@ def test_no_text_is_cut_or_leaves_the_image(recorder: Recorder) -> None:
         seat, action = random_action(state, chooser)
         state, evs = apply(state, seat, action)
         steps.append((state, evs))
-    render.boards_png(pending, names, hl)
-    render.move_png(pending, names, events * 3)
-    render.age_png(pending, Age.REASON, names, hl)
-    render.before_after_png(view, pending, names, hl, "Move 12: " + LONG_PROMPT)
-    render.hand_png(hand, names)
-    render.boards_png(public_view(state), LONG_NAMES, {})
-    render.move_png(public_view(state), LONG_NAMES, steps[-1][1])
-    render.hand_png(player_view(state, 4), LONG_NAMES)
-    render.summary_png(game_summary(start, steps), LONG_NAMES)
-    render.move_png(states.end_game(), states.NAMES_5)
-    render.boards_png(states.end_game(), LONG_NAMES)
+    render.boards_png(pending, names, hl, lang=lang)
+    render.move_png(pending, names, events * 3, lang=lang)
+    render.age_png(pending, Age.REASON, names, hl, lang=lang)
+    render.before_after_png(view, pending, names, hl, "Move 12: " + LONG_PROMPT, lang=lang)
+    render.hand_png(hand, names, lang=lang)
+    render.boards_png(public_view(state), LONG_NAMES, {}, lang=lang)
+    render.move_png(public_view(state), LONG_NAMES, steps[-1][1], lang=lang)
+    render.hand_png(player_view(state, 4), LONG_NAMES, lang=lang)
+    render.summary_png(game_summary(start, steps), LONG_NAMES, lang=lang)
+    render.move_png(states.end_game(), states.NAMES_5, lang=lang)
+    render.boards_png(states.end_game(), LONG_NAMES, lang=lang)
     texts = [t for t, _, _ in recorder.drawn]
-    assert any("Waiting for Bartholomew the Magnificent of Mercia to choose" in t or
-               t.startswith("Waiting for") for t in texts)
+    with render.strings.speaking(lang):
+        waiting = render.strings.say("status.choosing", name=names[1])
+    assert any(waiting in t or t.startswith(waiting.split()[0]) for t in texts)
     for text, (x0, y0, x1, y1), (w, h) in recorder.drawn:
         assert "\u2026" not in text, text
         assert x0 >= 0 and y0 >= 0 and x1 <= w and y1 <= h, (text, (x0, y0, x1, y1), (w, h))
@@ -141,3 +144,52 @@ def test_regular_font_is_used_for_the_prompt() -> None:
     # the banner uses the regular face, so the longest prompts stay on three lines
     px, lines = fit_lines("Waiting for Ben to choose: " + LONG_PROMPT, REGULAR, 15, 12, 800, 3)
     assert len(lines) <= 3 and px >= 12
+
+
+@pytest.mark.parametrize("lang", ["en", "fr", "de"])
+def test_the_panels_words_stay_in_their_columns_in_every_language(
+    recorder: Recorder, lang: str
+) -> None:
+    """The players' table (headings, names, the allowance, adventurers) ends before the stock
+    column, and the stock's words before the image's edge, with long names and words; no two
+    words overlap (a name on two lines and the allowance under it)."""
+    view, _, _ = states.mid_game()
+    width = 840
+    rotated = LONG_NAMES[1:] + LONG_NAMES[:1]  # the player to move has a two-line name
+    for shown, names in ((view, LONG_NAMES), (view, rotated), (_pending(view, 1), rotated),
+                         (states.end_game(), LONG_NAMES)):
+        names = names[: len(shown.players)]
+        recorder.drawn.clear()
+        with render.strings.speaking(lang):
+            banner = render.panel._banner(shown, names, width)
+            img = Image.new("RGB", (width, render.panel.panel_height(shown, names, width)))
+            render.panel.draw_panel(img, shown, names, 0, 0, width)
+            table_top = (render.panel.PAD + render.panel.TOP
+                         + (banner.height + 6 if banner else 0))
+            table_bottom = (table_top + render.panel.TABLE_HEAD
+                            + render.panel._table_height(shown, width))
+            # the rules between the players' rows (the row of the player to move is taller)
+            rules, y = [], table_top + render.panel.TABLE_HEAD
+            for p in shown.players:
+                mover = p.seat == shown.turn and not shown.over
+                y += render.panel.ROW + (render.panel._allowance_height(
+                    shown, render.panel._table_width(width)) if mover else 0)
+                rules.append(y)
+        table_right = render.panel.PAD + render.panel._table_width(width)
+        stock_left = table_right + 18
+        inside = [(t, box) for t, box, _ in recorder.drawn
+                  if table_top <= box[1] and box[3] <= table_bottom]
+        assert inside
+        for text, (x0, _, x1, _) in inside:
+            if x0 < table_right:
+                assert x1 <= table_right, (lang, text, x1, table_right)
+            else:
+                assert x0 >= stock_left and x1 <= width - render.panel.PAD, (lang, text)
+        for text, (x0, y0, _, y1) in inside:
+            if x0 < table_right:
+                assert not any(y0 < r < y1 for r in rules), (lang, text, y0, y1, rules)
+        for i, (a, box_a) in enumerate(inside):
+            for b, box_b in inside[i + 1:]:
+                apart = (box_a[2] <= box_b[0] or box_b[2] <= box_a[0]
+                         or box_a[3] <= box_b[1] or box_b[3] <= box_a[1])
+                assert apart, (lang, a, b)

@@ -1,0 +1,1 @@
+"""The French and German catalogues of the words drawn on images (``render/strings.py``)."""
