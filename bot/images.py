@@ -30,29 +30,31 @@ def render_image(image: Image) -> tuple[bytes, str, str]:
     - ``hand``: a player's hand (``hand.png``); ``compare``: before and after a move;
     - ``summary``: the end-of-game picture, replayed from the seed and the move log."""
     names = names_list(image.names)
+    lang = image.lang
     if image.kind == "hand":
         assert isinstance(image.view, engine.PlayerView)
-        return render.hand_png(image.view, names), "hand.png", image.alt or "Your hand"
+        return render.hand_png(image.view, names, lang=lang), "hand.png", image.alt or "Your hand"
     if image.kind == "summary":
         assert image.state is not None and image.seed is not None
         moves = [(seat, engine.parse_action(action)) for seat, action in image.moves]
         summary = render.summary_from_moves(image.state.options, image.seed, moves)
-        return (render.summary_png(summary, names), "summary.png",
-                render.summary_alt_text(summary, names)[:ALT_LIMIT])
+        return (render.summary_png(summary, names, lang=lang), "summary.png",
+                render.summary_alt_text(summary, names, lang=lang)[:ALT_LIMIT])
     view = image.view
     assert isinstance(view, engine.PublicView)
     events = list(image.events)
     highlights = render.highlights_from_events(events)
     if image.kind == "compare":
-        png = render.before_after_png(image.before_view, view, names, highlights, image.alt)
+        png = render.before_after_png(image.before_view, view, names, highlights, image.alt,
+                                     lang=lang)
         return png, "before-after.png", f"The boards before and after. {image.alt}"[:ALT_LIMIT]
-    alt = render.alt_text(view, names, events)[:ALT_LIMIT]
+    alt = render.alt_text(view, names, events, lang=lang)[:ALT_LIMIT]
     if image.age is not None:
-        return (render.age_png(view, image.age, names, highlights),
+        return (render.age_png(view, image.age, names, highlights, lang=lang),
                 f"{image.age.label.lower()}.png", alt)
     if image.kind == "move":
-        return render.move_png(view, names, events), "move.png", alt
-    return render.boards_png(view, names, highlights), "boards.png", alt
+        return render.move_png(view, names, events, lang=lang), "move.png", alt
+    return render.boards_png(view, names, highlights, lang=lang), "boards.png", alt
 
 
 class Renderer:

@@ -25,6 +25,7 @@ import engine
 from engine import Age, BuildingType, EngineError
 
 from . import i18n
+from .service import LANGUAGE_NAMES
 from .textcommands import (
     COMMANDS,
     GROUPS,
@@ -46,6 +47,7 @@ OPTION_TYPES: dict[ParamKind, AppCommandOptionType] = {
     "age": AppCommandOptionType.string,
     "cards": AppCommandOptionType.string,
     "topic": AppCommandOptionType.string,
+    "language": AppCommandOptionType.string,
     "int": AppCommandOptionType.integer,
     "number": AppCommandOptionType.number,
     "hours": AppCommandOptionType.number,
@@ -81,6 +83,8 @@ def choice_label(param: Param, value: str) -> str:
         return BuildingType(value).label
     if param.kind == "age":
         return Age[value.upper()].label
+    if param.kind == "language":
+        return LANGUAGE_NAMES[value]
     return value
 
 

@@ -49,10 +49,10 @@ from engine import (
 )
 
 from . import i18n
-from .service import GameService, GameSettings, NotSeated, Outcome, Reply
+from .service import LANGUAGES, GameService, GameSettings, NotSeated, Outcome, Reply
 
 ParamKind = Literal["building", "square", "age", "cards", "int", "flag", "number", "topic", "hours",
-                    "user"]
+                    "user", "language"]
 Group = Literal["lobby", "turn", "info", "self", "admin"]
 
 
@@ -90,6 +90,8 @@ class Param:
             every = tuple(a.label.lower() for a in Age)
         elif self.kind == "topic":
             every = HELP_TOPICS
+        elif self.kind == "language":
+            every = LANGUAGES
         return tuple(c for c in every if c in self.only) if self.only else every
 
 
@@ -220,7 +222,8 @@ COMMANDS: dict[str, CommandSpec] = {
                   False, 1, 720),
             Param("deadline", "hours", "Hours before a turn ends by itself; 0 for none",
                   False, 0, 720),
-        ), "/game settings reminder:12", ("reminder", "deadline"), parent="game"),
+            Param("language", "language", "Language of the game's pictures: en, fr or de", False),
+        ), "/game settings reminder:12", ("reminder", "deadline", "language"), parent="game"),
         CommandSpec("pause", "Pause the game: no moves, reminders or deadlines (creator or admin)",
                     "admin", (), "/game pause", parent="game"),
         CommandSpec("resume", "Resume a paused game (creator or admin)", "admin", (),
@@ -340,6 +343,11 @@ def convert(param: Param, text: str) -> Any:
             if not t:
                 raise ValueError(f"{param.name} must name a user, like @bob")
             return UserRef(None, t.lstrip("@"))
+        case "language":
+            key = t.lower()
+            if key not in LANGUAGES:
+                raise ValueError(f"{excerpt(text)} is not a language: {', '.join(LANGUAGES)}")
+            return key
         case "topic":
             key = t.lower()
             if key not in HELP_TOPICS:
@@ -615,7 +623,7 @@ async def execute(service: GameService, ctx: Context, name: str, args: dict[str,
         case "settings":
             return await service.update_settings(
                 ch, user, reminder_hours=args.get("reminder"), deadline_hours=args.get("deadline"),
-                is_admin=ctx.is_admin)
+                language=args.get("language"), is_admin=ctx.is_admin)
         case "pause":
             return await service.pause(ch, user, is_admin=ctx.is_admin)
         case "resume":

@@ -130,6 +130,11 @@ def events_of(text: str) -> list[Event]:
 # --- settings of one game (stored as JSON beside the state) ------------------------------------
 
 
+Language = Literal["en", "fr", "de"]
+LANGUAGES: tuple[Language, ...] = ("en", "fr", "de")
+LANGUAGE_NAMES = {"en": "English", "fr": "Français", "de": "Deutsch"}
+
+
 class GameSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -137,6 +142,7 @@ class GameSettings(BaseModel):
     holdem: bool = False
     reminder_hours: float = Field(default=24.0, gt=0)
     deadline_hours: float | None = Field(default=None, gt=0)
+    language: Language = "en"  # of the game's pictures (render's catalogues)
 
 
 # --- results -----------------------------------------------------------------------------------
@@ -199,8 +205,8 @@ class Image:
     ``view`` (the public view, or ``seat``'s player view) is computed when first asked for.
     ``to_json``/``from_json`` store an image in the outbox (it needs its state)."""
 
-    __slots__ = ("_before", "_state", "_view", "age", "alt", "events", "kind", "moves", "names",
-                 "seat", "seed")
+    __slots__ = ("_before", "_state", "_view", "age", "alt", "events", "kind", "lang", "moves",
+                 "names", "seat", "seed")
 
     def __init__(
         self,
@@ -216,6 +222,7 @@ class Image:
         before: GameState | None = None,
         seed: int | None = None,
         moves: Sequence[tuple[int, str]] = (),
+        lang: str = "en",
     ) -> None:
         if state is None and view is None:
             raise ValueError("an Image needs a state or a view")
@@ -230,6 +237,7 @@ class Image:
         self._before = before  # "compare": the state before the move (``alt`` is the title)
         self.seed = seed  # "summary": the game's seed
         self.moves = tuple(moves)  # "summary": the effective move log
+        self.lang = lang  # the game's language (GameSettings.language)
 
     @property
     def state(self) -> GameState | None:
@@ -256,7 +264,7 @@ class Image:
         kind: ImageKind = "boards" if self.kind == "move" else self.kind
         return Image(kind, self._state, self.names, self.events, self.alt, seat=self.seat,
                      age=age, view=self._view, before=self._before, seed=self.seed,
-                     moves=self.moves)
+                     moves=self.moves, lang=self.lang)
 
     def to_json(self, dumped: dict[int, Any] | None = None) -> dict[str, Any]:
         """The image as JSON for the outbox. Raises ValueError for an image of a view only.
@@ -278,6 +286,7 @@ class Image:
             "before": self._before.model_dump(mode="json") if self._before else None,
             "seed": self.seed,
             "moves": [list(m) for m in self.moves],
+            "lang": self.lang,
         }
 
     @classmethod
@@ -295,6 +304,7 @@ class Image:
             before=GameState.model_validate(before) if before else None,
             seed=data.get("seed"),
             moves=[(int(s), str(a)) for s, a in data.get("moves", [])],
+            lang=str(data.get("lang", "en")),
         )
 
     def __repr__(self) -> str:
@@ -597,17 +607,18 @@ class ServiceCore:
 
     @staticmethod
     def _boards(state: GameState, names: dict[int, str], events: Sequence[Event],
-                kind: ImageKind = "boards") -> Image:
+                kind: ImageKind = "boards", *, lang: str = "en") -> Image:
         """The boards after a move (``move``: the moved age large) or all three (``boards``)."""
         alt = f"The three boards, round {state.round}, {names.get(state.turn, '?')} to play."
-        return Image(kind, state, names, events, alt)
+        return Image(kind, state, names, events, alt, lang=lang)
 
     @staticmethod
     def _hand_dm(state: GameState, seat: int, info: GameInfo) -> Direct:
         user = info.user_of(seat)
         assert user is not None
         image = Image("hand", state, info.names, (),
-                      f"Your hand: {cards_text(state.players[seat].hand)}", seat=seat)
+                      f"Your hand: {cards_text(state.players[seat].hand)}", seat=seat,
+                      lang=info.settings.language)
         return Direct(user, "hand", hand_text(state, seat), image)
 
     # --- timers (style 11): rows created and cancelled in the move's transaction ------------

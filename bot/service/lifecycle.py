@@ -16,6 +16,8 @@ from engine import (
 from ..storage import GameRow, Queries, Tx
 from .core import (
     HOUR,
+    LANGUAGE_NAMES,
+    LANGUAGES,
     MAX_AWAY_HOURS,
     DamagedGame,
     GameInfo,
@@ -94,7 +96,8 @@ class LifecycleMixin(ReadingMixin):
             await tx.forget_notice(game.id, 0, "damaged")
             await self._schedule(tx, info, state, now)
         text = f"The game was rebuilt from its move log ({state.step} moves)."
-        out = Outcome(game=info, public=[Post(text, self._boards(state, info.names, ()))])
+        image = self._boards(state, info.names, (), lang=info.settings.language)
+        out = Outcome(game=info, public=[Post(text, image)])
         self._turn_notice(out, info, None, state)
         return out
 
@@ -138,17 +141,20 @@ class LifecycleMixin(ReadingMixin):
         deadline = (f"a deadline of {hours_text(settings.deadline_hours)} per turn"
                     if settings.deadline_hours else "no deadline")
         return (f"reminders after {hours_text(settings.reminder_hours)} without a move, "
-                f"{deadline}")
+                f"{deadline}, pictures in {LANGUAGE_NAMES[settings.language]}")
 
     @outboxed
     async def update_settings(
         self, channel_id: int, user_id: int, *, reminder_hours: float | None = None,
-        deadline_hours: float | None = None, is_admin: bool = False,
+        deadline_hours: float | None = None, language: str | None = None,
+        is_admin: bool = False,
     ) -> Outcome:
-        """Change the reminder period and the deadline (``deadline_hours=0``: none); creator
-        or admin. The current player's timers start again from now. Without values: show
-        the settings (to anyone)."""
-        if reminder_hours is None and deadline_hours is None:
+        """Change the reminder period, the deadline (``deadline_hours=0``: none) or the language
+        of the game's pictures; creator or admin. When the hours change, the current player's
+        timers start again from now. Without values: show the settings (to anyone)."""
+        if language is not None and language not in LANGUAGES:
+            raise MalformedAction(f"The language must be one of {', '.join(LANGUAGES)}.")
+        if reminder_hours is None and deadline_hours is None and language is None:
             info = await self.info(channel_id)
             return Outcome(game=info, reply=Reply(
                 f"This game has {self.settings_text(info.settings)}."))
@@ -161,6 +167,8 @@ class LifecycleMixin(ReadingMixin):
                 values["reminder_hours"] = reminder_hours
             if deadline_hours is not None:
                 values["deadline_hours"] = deadline_hours or None
+            if language is not None:
+                values["language"] = language
             try:
                 settings = GameSettings.model_validate(values)
             except ValidationError:
@@ -169,7 +177,8 @@ class LifecycleMixin(ReadingMixin):
                                  settings=settings.model_dump_json())
             game = await self._reload(tx, game.id)
             info = self._info(game, await tx.seats(game.id))
-            if game.status == GameStatus.ACTIVE:
+            hours_changed = reminder_hours is not None or deadline_hours is not None
+            if game.status == GameStatus.ACTIVE and hours_changed:
                 await self._schedule(tx, info, self._state(game), now, fresh=True,
                                      reset_deadline=True)
             text = f"{self._who(info, user_id)} sets {self.settings_text(settings)}."

@@ -171,7 +171,8 @@ class LobbyMixin(MovesMixin):
             f"{intro + ' ' if intro else ''}The game begins. Seat order: {order_text}. "
             f"{names[state.turn]} plays first."
         )
-        out = Outcome(game=info, public=[Post(text, self._boards(state, names, (), "move"))])
+        image = self._boards(state, names, (), "move", lang=info.settings.language)
+        out = Outcome(game=info, public=[Post(text, image)])
         for s in new_seats:
             out.direct.append(self._hand_dm(state, s.seat, info))
         self._turn_notice(out, info, None, state)
@@ -205,4 +206,5 @@ class LobbyMixin(MovesMixin):
         standing = summary[1] if len(summary) > 1 else ""
         text = (f"The game is abandoned in round {state.round} of 7. Standing when it stopped:\n"
                 f"{standing}\nA new game can be created with /create.")
-        return Outcome(game=info, public=[Post(text, self._boards(state, info.names, ()))])
+        image = self._boards(state, info.names, (), lang=info.settings.language)
+        return Outcome(game=info, public=[Post(text, image)])

@@ -297,7 +297,7 @@ class MovesMixin(ServiceCore):
             out.public.append(Post(
                 "The game in one picture: each player's Ecus by board and round.",
                 Image("summary", new, names, (), "The end-of-game summary", seed=game.seed,
-                      moves=[(m.seat, m.action) for m in live])))
+                      moves=[(m.seat, m.action) for m in live], lang=info.settings.language)))
         return out
 
     def _after_move(
@@ -309,7 +309,8 @@ class MovesMixin(ServiceCore):
             text = events_text(events, names)
         out = Outcome(
             game=info,
-            public=[Post(text, self._boards(new, names, events, "move"))],
+            public=[Post(text, self._boards(new, names, events, "move",
+                                            lang=info.settings.language))],
             events=list(events),
         )
         gone = {s.seat for s in info.seats if s.removed}
@@ -377,8 +378,8 @@ class MovesMixin(ServiceCore):
             )
             info = replace(info, version=version)
             await self._schedule(tx, info, restored, now)
-        out = Outcome(game=info, public=[Post(text, self._boards(restored, names, (), "move"))],
-                      events=[undo_event])
+        image = self._boards(restored, names, (), "move", lang=info.settings.language)
+        out = Outcome(game=info, public=[Post(text, image)], events=[undo_event])
         out.direct.append(self._hand_dm(restored, seat, info))
         self._turn_notice(out, info, state, restored)
         return out

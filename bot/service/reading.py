@@ -87,7 +87,8 @@ class ReadingMixin(MovesMixin):
             gone = [s.name for s in info.seats if s.removed]
             if gone:
                 text += "\nRemoved (played by default): " + ", ".join(gone) + "."
-        out = Outcome(game=info, reply=Reply(text, self._boards(state, info.names, ()), False))
+        image = self._boards(state, info.names, (), lang=info.settings.language)
+        out = Outcome(game=info, reply=Reply(text, image, False))
         if state.pending is not None:
             out.decision = self._decision(info, state)
         return out
@@ -178,7 +179,8 @@ class ReadingMixin(MovesMixin):
         names = info.names
         what = events_text(events, names).split("\n")[0]
         title = f"Move {target.seq}: {what}"
-        image = Image("compare", after, names, events, title, before=before)
+        image = Image("compare", after, names, events, title, before=before,
+                      lang=info.settings.language)
         return Outcome(game=info, reply=Reply(f"{title}\nBefore (left) and after (right).",
                                               image), events=list(events))
 

@@ -181,7 +181,8 @@ class TimersMixin(MovesMixin):
         lines.append(f"(At most one reminder every {hours_text(info.settings.reminder_hours)}; "
                      "/mute stops them for this game.)")
         image = Image("hand", state, names, (),
-                      f"Your hand: {cards_text(state.players[seat].hand)}", seat=seat)
+                      f"Your hand: {cards_text(state.players[seat].hand)}", seat=seat,
+                      lang=info.settings.language)
         decision = (self._decision(info, state)
                     if state.pending is not None and state.pending.seat == seat else None)
         fallback = (f"{me.name}, the game has been waiting for you since {when(since)}. (Your "
