@@ -1,0 +1,366 @@
+"""The computer players' decisions: ``random``, ``easy`` (one step, best immediate gain) and
+``normal`` (its whole turn searched, then the rivals' replies sampled), plus R37 answers.
+
+Everything here works on a ``PlayerView`` and on states sampled from it (``determinize``):
+nothing reads another hand or the deck order. The engine is used only through its public
+surface (``legal_actions``, ``apply``).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from engine import (
+    BUILDINGS,
+    PRINTED_HAMLETS,
+    Action,
+    Age,
+    BuildingType,
+    Choose,
+    Construct,
+    Demolish,
+    EndTurn,
+    EngineError,
+    GameState,
+    PlayerView,
+    Populate,
+    Renovate,
+    Travel,
+    Upgrade,
+    apply,
+    check,
+    construct_options,
+    current_seat,
+    legal_actions,
+    parse_square,
+    square_name,
+    upgrade_options,
+)
+
+from .determinize import sample_state
+from .evaluate import COLS, ROWS, evaluate
+
+# --- knobs (docs/ai.md) ----------------------------------------------------------------------
+SQUARES_NEAR = 4  # construct squares kept per (board, building) that touch a domain
+SQUARES_APART = 1  # ... and that touch nothing (a new domain)
+SHORTLIST = 4  # first steps of its turn that ``normal`` searches further
+TURN_STEPS = 8  # actions ``normal`` plans in one turn, at most, before ending it
+GAIN_EPSILON = 1e-6
+
+
+class Level(StrEnum):
+    """How well a computer seat plays."""
+
+    RANDOM = "random"  # uniform over the legal actions: a baseline for the benchmark
+    EASY = "easy"
+    NORMAL = "normal"
+
+
+# --- candidate actions -----------------------------------------------------------------------
+
+
+def _occupied(state: GameState, age: Age) -> set[int]:
+    board = state.boards[age]
+    cells: set[int] = set()
+    for t in board.tiles:
+        size = BUILDINGS[t.type].size
+        row, col = divmod(t.at, COLS)
+        cells.update((row + r) * COLS + col + c for r in range(size) for c in range(size))
+    cells.update(PRINTED_HAMLETS)
+    return cells
+
+
+def _contacts(at: int, size: int, occupied: set[int]) -> int:
+    """Occupied squares along the footprint's sides (R19: domains join through sides)."""
+    row, col = divmod(at, COLS)
+    n = 0
+    for i in range(size):
+        for r, c in ((row - 1, col + i), (row + size, col + i), (row + i, col - 1),
+                     (row + i, col + size)):
+            if 0 <= r < ROWS and 0 <= c < COLS and r * COLS + c in occupied:
+                n += 1
+    return n
+
+
+def _is_legal(state: GameState, seat: int, action: Action) -> bool:
+    try:
+        check(state, seat, action)
+    except EngineError:
+        return False
+    return True
+
+
+def _room(state: GameState, seat: int, age: Age) -> int:
+    """Cards the seat may still play on ``age`` this turn (R14)."""
+    p = state.players[seat]
+    return sum(2 - used for where, used in zip(p.adventurers, p.used, strict=True) if where is age)
+
+
+def candidates(state: GameState, seat: int) -> list[Action]:
+    """The legal actions worth weighing, in a stable order.
+
+    Built from the engine's cheap queries (``construct_options``, ``upgrade_options``) and
+    ``check``, not from the full ``legal_actions`` list, which spells out every way to pay.
+    Left out: exchanges and Hold'em swaps (a gamble the evaluation cannot price), discards at
+    the end of the turn, alternative ways to pay a terrain surcharge (the engine's default
+    payment is kept), and most construct squares: per board and building, the few that touch
+    the most buildings and the cheapest one that touches none."""
+    if state.pending is not None:
+        return [Choose(option=i) for i in range(len(state.pending.options))]
+    player = state.players[seat]
+    hand = player.hand
+    out: list[Action] = []
+    for age in (Age.MIGHT, Age.FAITH):
+        room = _room(state, seat, age)
+        if room == 0:
+            continue
+        occupied: set[int] | None = None
+        for btype in BuildingType:
+            spec = BUILDINGS[btype]
+            if hand.count(spec.family) < spec.value or spec.value > room:
+                continue
+            options = construct_options(state, seat, age, btype)
+            if not options:
+                continue
+            if occupied is None:
+                occupied = _occupied(state, age)
+            ranked = []
+            for o in options:
+                at = parse_square(o.square)
+                ranked.append((_contacts(at, spec.size, occupied), o.extra, at, o.square))
+            near = sorted((r for r in ranked if r[0] > 0), key=lambda r: (r[1], -r[0], r[2]))
+            apart = sorted((r for r in ranked if r[0] == 0), key=lambda r: (r[1], r[2]))
+            for r in near[:SQUARES_NEAR] + apart[:SQUARES_APART]:
+                out.append(Construct(age=age, building=btype, square=r[3]))
+        for square, to, option in upgrade_options(state, seat, age):
+            out.append(Upgrade(age=age, square=square, to=to, at=option.square))
+        for t in state.boards[age].tiles:
+            if BUILDINGS[t.type].size == 1 and BUILDINGS[t.type].family in hand:
+                demolish = Demolish(age=age, square=square_name(t.at))
+                if _is_legal(state, seat, demolish):
+                    out.append(demolish)
+    if _room(state, seat, Age.REASON):
+        reason = state.boards[Age.REASON]
+        squares = [square_name(t.at) for t in reason.tiles]
+        squares += [square_name(sq) for sq in PRINTED_HAMLETS]
+        for square in squares:
+            for count in (1, 2):
+                for action in (Populate(square=square, count=count),
+                               Renovate(square=square, cards=count)):
+                    if _is_legal(state, seat, action):
+                        out.append(action)
+    if player.ecus >= 1:
+        adv, used = player.adventurers, player.used
+        for i, where in enumerate(adv):
+            twin = i == 1 and adv[0] is where and used[0] == used[1]
+            for dest in Age:
+                if dest is not where and not twin:
+                    out.append(Travel(to=dest, adventurer=i))
+    out.append(EndTurn())
+    return out
+
+
+def _board_of(action: Action) -> Age | None:
+    match action:
+        case Construct() | Upgrade() | Demolish():
+            return action.age
+        case Populate() | Renovate():
+            return Age.REASON
+        case _:
+            return None
+
+
+# --- steps: one action, or a travel and what it is for ---------------------------------------
+
+
+@dataclass
+class Step:
+    actions: list[Action]
+    state: GameState
+    score: float
+
+
+def _resolve_choices(state: GameState) -> GameState:
+    """Inside a simulation, pending R37 choices take their default (any seat)."""
+    while state.pending is not None:
+        state, _ = apply(state, state.pending.seat, Choose(option=state.pending.default))
+    return state
+
+
+def _play(state: GameState, seat: int, action: Action) -> GameState:
+    new, _ = apply(state, seat, action)
+    return _resolve_choices(new)
+
+
+def steps(state: GameState, seat: int, with_travel: bool = True) -> list[Step]:
+    """Every candidate step from ``state`` with the position it leads to, scored for ``seat``.
+
+    A travel alone gains nothing, so it is weighed together with what it enables: a card action
+    on the board it reaches, or the end of the turn (income is collected where the adventurers
+    stand, R46)."""
+    out: list[Step] = []
+    for action in candidates(state, seat):
+        if isinstance(action, Travel):
+            if not with_travel:
+                continue
+            moved = _play(state, seat, action)
+            for follow in candidates(moved, seat):
+                if isinstance(follow, EndTurn) or _board_of(follow) is action.to:
+                    after = _play(moved, seat, follow)
+                    out.append(Step([action, follow], after, evaluate(after, seat)))
+            continue
+        after = _play(state, seat, action)
+        out.append(Step([action], after, evaluate(after, seat)))
+    return out
+
+
+def best_step(state: GameState, seat: int) -> Step:
+    """The step with the best evaluation; ending the turn wins ties (no pointless moves)."""
+    options = steps(state, seat)
+    end = next(s for s in options if isinstance(s.actions[0], EndTurn))
+    best = max(options, key=lambda s: s.score)
+    return best if best.score > end.score + GAIN_EPSILON else end
+
+
+def finish_turn(
+    state: GameState, seat: int, limit: int = TURN_STEPS
+) -> tuple[GameState, list[Action]]:
+    """Play ``seat``'s turn to its end with the easy policy; returns the state and the actions."""
+    done: list[Action] = []
+    while not state.over and state.turn == seat and current_seat(state) == seat:
+        if len(done) >= limit:
+            step = Step([EndTurn()], _play(state, seat, EndTurn()), 0.0)
+        else:
+            step = best_step(state, seat)
+        for action in step.actions:
+            state = _play(state, seat, action)
+            done.append(action)
+            if state.turn != seat or state.over:
+                break
+    return state, done
+
+
+# --- R37 answers -----------------------------------------------------------------------------
+
+
+def answer_choice(view: PlayerView) -> Choose:
+    """R37: which building is downsized (R32/R36) or where a downsized tile sits (R33).
+
+    Downsizing: spare its own buildings; among the rivals', hit the richest rival's most
+    valuable one. Placement: the R37 default, which keeps the tile in the largest domain."""
+    pending = view.pending
+    assert pending is not None
+    if pending.kind != "downsize_which":
+        return Choose(option=pending.default)
+    board = view.boards[pending.age]
+    ecus = {p.seat: p.ecus for p in view.players}
+    best, best_key = pending.default, None
+    for i, option in enumerate(pending.options):
+        tile = board.tile(option.tile_id) if option.tile_id is not None else None
+        if tile is None:
+            continue
+        mine = tile.owner == view.seat
+        rival = -1 if tile.owner is None else ecus.get(tile.owner, 0)
+        key = (not mine, rival, BUILDINGS[tile.type].value, -i)
+        if best_key is None or key > best_key:
+            best, best_key = i, key
+    return Choose(option=best)
+
+
+# --- the levels ------------------------------------------------------------------------------
+
+
+def choose_random(view: PlayerView, chooser: random.Random) -> Action:
+    state = sample_state(view, chooser)
+    if view.pending is not None:
+        return Choose(option=chooser.randrange(len(view.pending.options)))
+    return chooser.choice(legal_actions(state, view.seat))
+
+
+def choose_easy(view: PlayerView, chooser: random.Random) -> Action:
+    """One step ahead: the action (or travel and action) that raises the evaluation most."""
+    if view.pending is not None:
+        return answer_choice(view)
+    state = sample_state(view, chooser)
+    return best_step(state, view.seat).actions[0]
+
+
+@dataclass
+class _Plan:
+    first: Action
+    total: float = 0.0
+    samples: int = 0
+    rest: list[Action] = field(default_factory=list)
+
+    @property
+    def mean(self) -> float:
+        return self.total / self.samples if self.samples else float("-inf")
+
+
+def _replies(state: GameState, seat: int, deadline: float) -> GameState:
+    """The rivals play their turns (easy policy) until ``seat`` is to play again."""
+    while not state.over and state.turn != seat and time.perf_counter() < deadline:
+        state, _ = finish_turn(state, state.turn)
+    return state
+
+
+def choose_normal(view: PlayerView, chooser: random.Random, budget_s: float) -> Action:
+    """Its turn searched, then the rivals' replies, over sampled hidden hands.
+
+    The first steps are ranked one step ahead; the best few are each played out to the end of
+    the turn (easy policy), and the rivals then play their turns on sampled hands (easy policy);
+    each sample adds the evaluation at that point. Samples continue round-robin until the time
+    budget is spent; the first step with the best mean wins."""
+    if view.pending is not None:
+        return answer_choice(view)
+    start = time.perf_counter()
+    deadline = start + budget_s
+    seat = view.seat
+    root = sample_state(view, chooser)
+    options = steps(root, seat)
+    by_first: dict[str, Step] = {}
+    for s in sorted(options, key=lambda s: -s.score):
+        by_first.setdefault(repr(s.actions[0]), s)
+    ranked = list(by_first.values())
+    end = next(s for s in ranked if isinstance(s.actions[0], EndTurn))
+    short = ranked[:SHORTLIST]
+    if end not in short:
+        short.append(end)
+    if len(short) == 1:
+        return short[0].actions[0]
+    plans = [_Plan(s.actions[0]) for s in short]
+    sample = 0
+    while True:
+        state = root if sample == 0 else sample_state(view, chooser)
+        for plan in plans:
+            if sample > 0 and time.perf_counter() >= deadline:
+                break
+            after = _play(state, seat, plan.first)
+            after, _ = finish_turn(after, seat)
+            after = _replies(after, seat, deadline + budget_s)
+            plan.total += evaluate(after, seat)
+            plan.samples += 1
+        sample += 1
+        if time.perf_counter() >= deadline:
+            break
+    return max(plans, key=lambda p: p.mean).first
+
+
+def choose_action(
+    view: PlayerView, level: Level | str, budget_s: float, chooser: random.Random
+) -> Action:
+    """The computer's action for the seat of ``view`` (which must be the seat to act).
+
+    ``level``: ``random``, ``easy`` or ``normal``; ``budget_s``: the thinking time ``normal``
+    aims at (it always completes one sample of each searched step); ``chooser``: the random
+    generator for sampling hidden cards (same view, level and seed: same action)."""
+    level = Level(level)
+    if level is Level.RANDOM:
+        return choose_random(view, chooser)
+    if level is Level.EASY:
+        return choose_easy(view, chooser)
+    return choose_normal(view, chooser, budget_s)
+
