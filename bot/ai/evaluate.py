@@ -25,6 +25,9 @@ LATER_INCOME_WEIGHT = 0.6  # the one after (round 7 seen from rounds 1-4): board
 CONTROL_BONUS = 0.4  # per domain whose top it holds on Might/Faith, per income to come
 WIN_BONUS = 50.0  # a finished game: winning is what counts
 LEADER_SHARE = 0.5  # multi-player: weight of the strongest rival against the rivals' mean
+# ``careful`` evaluation (normal level): how much of a domain's income is counted as safe
+TOP_SAFETY = {1: 0.5, 2: 0.8, 3: 1.0}  # by the value of the controlling top building
+MAJORITY_SAFETY = {0: 0.6, 1: 0.8, 2: 1.0}  # Reason: by the lead in cubes (0: shared lead)
 
 
 def _cells(at: int, size: int) -> tuple[int, ...]:
@@ -91,23 +94,32 @@ def domains(board: Board) -> list[_Domain]:
     return list(out.values())
 
 
-def board_incomes(board: Board, players: int) -> tuple[list[int], list[int]]:
+def board_incomes(
+    board: Board, players: int, careful: bool = False
+) -> tuple[list[float], list[int]]:
     """Per seat: the income an adventurer on ``board`` would collect now (R47-R49), and the
-    number of domains whose top (military on Might, religious on Faith) the seat holds."""
-    income = [0] * players
+    number of domains whose top (military on Might, religious on Faith) the seat holds.
+
+    ``careful`` discounts what a rival can easily take: a domain held by a low top (a rival
+    overtakes it with a higher building) or a cube majority by one cube."""
+    income = [0.0] * players
     control = [0] * players
     fam = Family.MILITARY if board.age is Age.MIGHT else Family.RELIGIOUS
     for dom in domains(board):
         if board.age is Age.REASON:
             if dom.cubes and dom.worth:
-                best = max(dom.cubes.values())
+                counts = sorted(dom.cubes.values(), reverse=True)
+                best = counts[0]
+                lead = best - (counts[1] if len(counts) > 1 else 0)
+                share = MAJORITY_SAFETY[min(lead, 2)] if careful else 1.0
                 for s, k in dom.cubes.items():
                     if k == best:
-                        income[s] += dom.worth
+                        income[s] += dom.worth * share
             continue
         top = dom.top.get(fam)
         if top is not None and top[1] == 1 and top[2] is not None:
-            income[top[2]] += dom.civil
+            share = TOP_SAFETY[top[0]] if careful else 1.0
+            income[top[2]] += dom.civil * share
             control[top[2]] += 1
     return income, control
 
@@ -137,12 +149,12 @@ def best_placement(income: Sequence[float], at: Sequence[Age]) -> float:
     return best
 
 
-def seat_values(state: GameState) -> list[float]:
+def seat_values(state: GameState, careful: bool = False) -> list[float]:
     """Each seat's worth in Ecus: what it has plus the income to come, discounted."""
     n = len(state.players)
     if state.over:
         return [float(p.ecus) for p in state.players]
-    per_board = [board_incomes(b, n) for b in state.boards]
+    per_board = [board_incomes(b, n, careful) for b in state.boards]
     out: list[float] = []
     for p in state.players:
         seat = p.seat
@@ -169,9 +181,9 @@ def relative(values: Sequence[float], seat: int) -> float:
     return values[seat] - other
 
 
-def evaluate(state: GameState, seat: int) -> float:
+def evaluate(state: GameState, seat: int, careful: bool = False) -> float:
     """The score the computer players maximise for ``seat`` (higher is better)."""
-    values = seat_values(state)
+    values = seat_values(state, careful)
     score = relative(values, seat)
     if state.over:
         best = max(values)

@@ -36,6 +36,7 @@ from engine import (
     current_seat,
     legal_actions,
     parse_square,
+    player_view,
     square_name,
     upgrade_options,
 )
@@ -46,8 +47,11 @@ from .evaluate import COLS, ROWS, evaluate
 # --- knobs (docs/ai.md) ----------------------------------------------------------------------
 SQUARES_NEAR = 4  # construct squares kept per (board, building) that touch a domain
 SQUARES_APART = 1  # ... and that touch nothing (a new domain)
-SHORTLIST = 4  # first steps of its turn that ``normal`` searches further
-TURN_STEPS = 8  # actions ``normal`` plans in one turn, at most, before ending it
+SHORTLIST = 1  # whole-turn plans ``normal`` weighs against the rivals' replies
+BEAM = (6, 3, 2)  # positions kept per level of ``normal``'s search of its own turn (then 2)
+REPLY_STEPS = 1  # steps each rival plays in ``normal``'s replies before ending its turn
+PLAN_SHARE = 0.5  # part of ``normal``'s time budget for searching its own turn
+TURN_STEPS = 8  # actions planned in one turn, at most, before ending it
 GAIN_EPSILON = 1e-6
 
 
@@ -195,7 +199,7 @@ def _play(state: GameState, seat: int, action: Action) -> GameState:
     return _resolve_choices(new)
 
 
-def steps(state: GameState, seat: int, with_travel: bool = True) -> list[Step]:
+def steps(state: GameState, seat: int, careful: bool = False) -> list[Step]:
     """Every candidate step from ``state`` with the position it leads to, scored for ``seat``.
 
     A travel alone gains nothing, so it is weighed together with what it enables: a card action
@@ -204,16 +208,14 @@ def steps(state: GameState, seat: int, with_travel: bool = True) -> list[Step]:
     out: list[Step] = []
     for action in candidates(state, seat):
         if isinstance(action, Travel):
-            if not with_travel:
-                continue
             moved = _play(state, seat, action)
             for follow in candidates(moved, seat):
                 if isinstance(follow, EndTurn) or _board_of(follow) is action.to:
                     after = _play(moved, seat, follow)
-                    out.append(Step([action, follow], after, evaluate(after, seat)))
+                    out.append(Step([action, follow], after, evaluate(after, seat, careful)))
             continue
         after = _play(state, seat, action)
-        out.append(Step([action], after, evaluate(after, seat)))
+        out.append(Step([action], after, evaluate(after, seat, careful)))
     return out
 
 
@@ -288,65 +290,160 @@ def choose_easy(view: PlayerView, chooser: random.Random) -> Action:
     return best_step(state, view.seat).actions[0]
 
 
+# --- normal: the turn searched, then the replies ---------------------------------------------
+
+
+def fingerprint(view: PlayerView) -> str:
+    """What a decision depends on, without tile ids (a sampled state numbers new tiles its own
+    way): equal fingerprints, equal positions for the seat."""
+    boards = [
+        (
+            sorted((t.type, t.at, t.owner, t.ruin, t.marker, sorted(t.cubes)) for t in b.tiles),
+            sorted(b.hamlet_cubes.items()),
+        )
+        for b in view.boards
+    ]
+    players = [(p.ecus, p.cubes, p.adventurers, p.used, p.hand_count) for p in view.players]
+    return repr(
+        (view.seat, view.step, view.round, view.turn, view.hand, view.reserve, view.stock,
+         view.draw_count, view.discard_count, view.turn_state, boards, players)
+    )
+
+
 @dataclass
-class _Plan:
-    first: Action
-    total: float = 0.0
-    samples: int = 0
-    rest: list[Action] = field(default_factory=list)
+class Plan:
+    """A whole turn: its actions, the position after it (on one sample), and its score."""
+
+    actions: list[Action]
+    state: GameState
+    score: float
+    replies: list[float] = field(default_factory=list)
 
     @property
-    def mean(self) -> float:
-        return self.total / self.samples if self.samples else float("-inf")
+    def value(self) -> float:
+        """The mean score after the rivals' replies, else the score at the end of the turn."""
+        return sum(self.replies) / len(self.replies) if self.replies else self.score
 
 
-def _replies(state: GameState, seat: int, deadline: float) -> GameState:
-    """The rivals play their turns (easy policy) until ``seat`` is to play again."""
-    while not state.over and state.turn != seat and time.perf_counter() < deadline:
-        state, _ = finish_turn(state, state.turn)
+def _turn_over(state: GameState, seat: int) -> bool:
+    return state.over or state.turn != seat
+
+
+def plan_turns(
+    state: GameState, seat: int, beam: tuple[int, ...], deadline: float
+) -> list[Plan]:
+    """Beam search over ``seat``'s action sequences to the end of its turn; best first.
+
+    Level ``d`` expands the ``beam[d]`` best unfinished positions by every step; positions reached
+    by the same actions in another order are kept once. When time runs out, the unfinished
+    positions end their turn where they stand."""
+    frontier: list[Plan] = [Plan([], state, evaluate(state, seat, True))]
+    done: list[Plan] = []
+    for depth in range(TURN_STEPS):
+        children: dict[str, Plan] = {}
+        for plan in frontier:
+            for step in steps(plan.state, seat, careful=True):
+                child = Plan(plan.actions + step.actions, step.state, step.score)
+                if _turn_over(step.state, seat):
+                    done.append(child)
+                    continue
+                key = fingerprint(player_view(step.state, seat))
+                if key not in children or children[key].score < child.score:
+                    children[key] = child
+            if time.perf_counter() > deadline:
+                break
+        width = beam[min(depth, len(beam) - 1)]
+        frontier = sorted(children.values(), key=lambda p: -p.score)[:width]
+        if not frontier or time.perf_counter() > deadline:
+            break
+    for plan in frontier:  # out of depth or time: end the turn here
+        after = _play(plan.state, seat, EndTurn())
+        done.append(Plan([*plan.actions, EndTurn()], after, evaluate(after, seat, True)))
+    return sorted(done, key=lambda p: -p.score)
+
+
+def _replies(state: GameState, seat: int, moves: int) -> GameState:
+    """The rivals' replies: each in turn plays its ``moves`` best steps (easy policy), then ends
+    its turn, until ``seat`` is to play again."""
+    while not state.over and state.turn != seat:
+        rival = state.turn
+        for _ in range(moves):
+            step = best_step(state, rival)
+            for action in step.actions:
+                state = _play(state, rival, action)
+            if _turn_over(state, rival):
+                break
+        if not _turn_over(state, rival):
+            state = _play(state, rival, EndTurn())
     return state
+
+
+# Rest of the chosen turn, keyed by the fingerprint of the view expected before each action: a
+# later decision of the same turn that finds its position here plays on without searching again.
+_PLANNED: dict[str, Action] = {}
+_PLANNED_MAX = 256
+
+
+def forget_plans() -> None:
+    """Drop the remembered turn plans (the next decision searches from scratch)."""
+    _PLANNED.clear()
+
+
+def _remember(view: PlayerView, plan: Plan, chooser: random.Random) -> None:
+    """Store the plan's later actions under the views they expect; stop at anything random (a
+    card drawn) or a pending choice, where the next decision must look again."""
+    if len(_PLANNED) > _PLANNED_MAX:
+        _PLANNED.clear()
+    state = sample_state(view, chooser)
+    for action, nxt in zip(plan.actions, plan.actions[1:], strict=False):
+        if isinstance(action, EndTurn):
+            break
+        state, _ = apply(state, view.seat, action)
+        if state.pending is not None or state.turn != view.seat:
+            break
+        _PLANNED[fingerprint(player_view(state, view.seat))] = nxt
 
 
 def choose_normal(view: PlayerView, chooser: random.Random, budget_s: float) -> Action:
     """Its turn searched, then the rivals' replies, over sampled hidden hands.
 
-    The first steps are ranked one step ahead; the best few are each played out to the end of
-    the turn (easy policy), and the rivals then play their turns on sampled hands (easy policy);
-    each sample adds the evaluation at that point. Samples continue round-robin until the time
-    budget is spent; the first step with the best mean wins."""
+    A beam search over its own action sequences to the end of the turn (on one sample: its own
+    moves do not depend on hidden cards) gives the best few whole-turn plans; the rivals then
+    play their turns on freshly sampled hands (easy policy), and each plan is scored by its mean
+    evaluation after those replies. Samples go on while time remains. The chosen plan's later
+    actions are remembered, so the rest of the turn costs no search while the position is as
+    planned."""
     if view.pending is not None:
         return answer_choice(view)
+    planned = _PLANNED.pop(fingerprint(view), None)
+    if planned is not None:
+        return planned
     start = time.perf_counter()
     deadline = start + budget_s
     seat = view.seat
     root = sample_state(view, chooser)
-    options = steps(root, seat)
-    by_first: dict[str, Step] = {}
-    for s in sorted(options, key=lambda s: -s.score):
-        by_first.setdefault(repr(s.actions[0]), s)
-    ranked = list(by_first.values())
-    end = next(s for s in ranked if isinstance(s.actions[0], EndTurn))
-    short = ranked[:SHORTLIST]
-    if end not in short:
-        short.append(end)
-    if len(short) == 1:
-        return short[0].actions[0]
-    plans = [_Plan(s.actions[0]) for s in short]
-    sample = 0
-    while True:
-        state = root if sample == 0 else sample_state(view, chooser)
-        for plan in plans:
-            if sample > 0 and time.perf_counter() >= deadline:
-                break
-            after = _play(state, seat, plan.first)
-            after, _ = finish_turn(after, seat)
-            after = _replies(after, seat, deadline + budget_s)
-            plan.total += evaluate(after, seat)
-            plan.samples += 1
-        sample += 1
-        if time.perf_counter() >= deadline:
-            break
-    return max(plans, key=lambda p: p.mean).first
+    plans = plan_turns(root, seat, BEAM, start + budget_s * PLAN_SHARE)
+    short: list[Plan] = []
+    for plan in plans:  # distinct first actions first: that is what is decided now
+        if all(repr(p.actions[0]) != repr(plan.actions[0]) for p in short):
+            short.append(plan)
+    short = short[:SHORTLIST]
+    short += [p for p in plans if p not in short][: max(0, SHORTLIST - len(short))]
+    if len(short) > 1:
+        while time.perf_counter() < deadline:
+            sample = sample_state(view, chooser)
+            for plan in short:
+                state = sample
+                for action in plan.actions:
+                    state = _play(state, seat, action)
+                    if _turn_over(state, seat):
+                        break
+                if not _turn_over(state, seat):
+                    state, _ = finish_turn(state, seat)
+                plan.replies.append(evaluate(_replies(state, seat, REPLY_STEPS), seat, True))
+    best = max(short, key=lambda p: p.value)
+    _remember(view, best, chooser)
+    return best.actions[0]
 
 
 def choose_action(
