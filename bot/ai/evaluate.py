@@ -94,7 +94,31 @@ def domains(board: Board) -> list[_Domain]:
     return list(out.values())
 
 
+_CACHE: dict[tuple[object, ...], tuple[list[float], list[int]]] = {}
+_CACHE_MAX = 50_000
+
+
 def board_incomes(
+    board: Board, players: int, careful: bool = False
+) -> tuple[list[float], list[int]]:
+    """``_board_incomes``, remembered by the board's contents (a search meets the same board
+    again and again: most moves change one board or two)."""
+    key = (
+        board.age,
+        players,
+        careful,
+        tuple((t.type, t.at, t.owner, t.ruin, tuple(t.cubes)) for t in board.tiles),
+        tuple(board.hamlet_cubes.items()),
+    )
+    found = _CACHE.get(key)
+    if found is None:
+        if len(_CACHE) >= _CACHE_MAX:
+            _CACHE.clear()
+        found = _CACHE[key] = _board_incomes(board, players, careful)
+    return found
+
+
+def _board_incomes(
     board: Board, players: int, careful: bool = False
 ) -> tuple[list[float], list[int]]:
     """Per seat: the income an adventurer on ``board`` would collect now (R47-R49), and the

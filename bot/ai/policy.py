@@ -47,8 +47,9 @@ from .evaluate import COLS, ROWS, evaluate
 # --- knobs (docs/ai.md) ----------------------------------------------------------------------
 SQUARES_NEAR = 4  # construct squares kept per (board, building) that touch a domain
 SQUARES_APART = 1  # ... and that touch nothing (a new domain)
-SHORTLIST = 1  # whole-turn plans ``normal`` weighs against the rivals' replies
+SHORTLIST = 3  # whole-turn plans ``normal`` weighs against the rivals' replies
 BEAM = (6, 3, 2)  # positions kept per level of ``normal``'s search of its own turn (then 2)
+REPLY_WEIGHT = 0.5  # share of the replies in a plan's value (the rest: its end-of-turn score)
 REPLY_STEPS = 1  # steps each rival plays in ``normal``'s replies before ending its turn
 PLAN_SHARE = 0.5  # part of ``normal``'s time budget for searching its own turn
 TURN_STEPS = 8  # actions planned in one turn, at most, before ending it
@@ -310,6 +311,16 @@ def fingerprint(view: PlayerView) -> str:
     )
 
 
+def _position_key(state: GameState, seat: int) -> str:
+    """``fingerprint`` of a sampled state during the search, without building the view."""
+    boards = [
+        sorted((t.type, t.at, t.owner, t.ruin, t.marker, sorted(t.cubes)) for t in b.tiles)
+        for b in state.boards
+    ]
+    players = [(p.ecus, p.cubes, p.adventurers, p.used, len(p.hand)) for p in state.players]
+    return repr((state.players[seat].hand, state.turn_state, boards, players))
+
+
 @dataclass
 class Plan:
     """A whole turn: its actions, the position after it (on one sample), and its score."""
@@ -321,8 +332,12 @@ class Plan:
 
     @property
     def value(self) -> float:
-        """The mean score after the rivals' replies, else the score at the end of the turn."""
-        return sum(self.replies) / len(self.replies) if self.replies else self.score
+        """The score at the end of the turn, blended with the mean score after the rivals'
+        replies when there are any (``REPLY_WEIGHT``)."""
+        if not self.replies:
+            return self.score
+        after = sum(self.replies) / len(self.replies)
+        return (1 - REPLY_WEIGHT) * self.score + REPLY_WEIGHT * after
 
 
 def _turn_over(state: GameState, seat: int) -> bool:
@@ -347,7 +362,7 @@ def plan_turns(
                 if _turn_over(step.state, seat):
                     done.append(child)
                     continue
-                key = fingerprint(player_view(step.state, seat))
+                key = _position_key(step.state, seat)
                 if key not in children or children[key].score < child.score:
                     children[key] = child
             if time.perf_counter() > deadline:
@@ -429,18 +444,23 @@ def choose_normal(view: PlayerView, chooser: random.Random, budget_s: float) -> 
             short.append(plan)
     short = short[:SHORTLIST]
     short += [p for p in plans if p not in short][: max(0, SHORTLIST - len(short))]
-    if len(short) > 1:
-        while time.perf_counter() < deadline:
-            sample = sample_state(view, chooser)
-            for plan in short:
-                state = sample
-                for action in plan.actions:
-                    state = _play(state, seat, action)
-                    if _turn_over(state, seat):
-                        break
-                if not _turn_over(state, seat):
-                    state, _ = finish_turn(state, seat)
-                plan.replies.append(evaluate(_replies(state, seat, REPLY_STEPS), seat, True))
+    while len(short) > 1 and time.perf_counter() < deadline:
+        sample = sample_state(view, chooser)
+        scores: list[float] = []
+        for plan in short:
+            state = sample
+            for action in plan.actions:
+                state = _play(state, seat, action)
+                if _turn_over(state, seat):
+                    break
+            if not _turn_over(state, seat):
+                state, _ = finish_turn(state, seat)
+            scores.append(evaluate(_replies(state, seat, REPLY_STEPS), seat, True))
+            if time.perf_counter() > deadline:
+                break
+        if len(scores) == len(short):  # a sample counts only when every plan has seen it
+            for plan, score in zip(short, scores, strict=True):
+                plan.replies.append(score)
     best = max(short, key=lambda p: p.value)
     _remember(view, best, chooser)
     return best.actions[0]
