@@ -25,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bot.ai.match import play_game
 from bot.ai.policy import forget_plans
 
+SEARCHED_S = 0.005
 PAIRINGS: list[tuple[str, list[str], str]] = [
     ("normal vs random (2p)", ["normal", "random"], "normal"),
     ("normal vs easy (2p)", ["normal", "easy"], "normal"),
@@ -44,7 +45,7 @@ def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
 
 
 def run(name: str, lineup: list[str], hero: str, games: int, budget: float,
-        think: list[float]) -> str:
+        think: list[float], first: int = 0) -> str:
     wins = 0.0
     margins: list[int] = []
     t0 = time.perf_counter()
@@ -53,7 +54,7 @@ def run(name: str, lineup: list[str], hero: str, games: int, budget: float,
         shift = g % n  # rotate the seats: the hero sits at every seat in turn
         levels = lineup[-shift:] + lineup[:-shift] if shift else list(lineup)
         forget_plans()
-        record = play_game(levels, seed=10_000 + g // n, budget_s=budget)
+        record = play_game(levels, seed=10_000 + first + g // n, budget_s=budget)
         final = record.final
         heroes = [s for s, lv in enumerate(levels) if lv == hero]
         hero_seat = heroes[0]
@@ -76,9 +77,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=200, help="games per pairing")
     parser.add_argument("--budget", type=float, default=1.0, help="normal's budget (s)")
+    parser.add_argument("--first", type=int, default=0, help="seed offset (another batch)")
     parser.add_argument("--only", help="run only the pairings whose name contains this")
     args = parser.parse_args()
-    print(f"{args.games} games per pairing, normal's budget {args.budget} s, one process")
+    print(f"{args.games} games per pairing (seeds from {10_000 + args.first}), normal's budget "
+          f"{args.budget} s, one process", flush=True)
     print("| pairing                | games | level  | wins   | 95% interval  | margin "
           "| per game |")
     print("|---|---|---|---|---|---|---|")
@@ -86,12 +89,18 @@ def main() -> None:
     for name, lineup, hero in PAIRINGS:
         if args.only and args.only not in name:
             continue
-        print(run(name, lineup, hero, args.games, args.budget, think), flush=True)
+        print(run(name, lineup, hero, args.games, args.budget, think, args.first), flush=True)
     if think:
         print(
             f"normal, time per decision: median {statistics.median(think):.3f} s, "
             f"max {max(think):.3f} s, p95 {statistics.quantiles(think, n=20)[18]:.3f} s "
             f"(n={len(think)})"
+        )
+        searched = [t for t in think if t > SEARCHED_S]
+        print(
+            f"normal, decisions that searched (over {SEARCHED_S * 1000:.0f} ms; the others "
+            f"followed the turn's plan): median {statistics.median(searched):.3f} s, "
+            f"max {max(searched):.3f} s (n={len(searched)})"
         )
 
 
