@@ -3,7 +3,7 @@
 
 Everything here works on a ``PlayerView`` and on states sampled from it (``determinize``):
 nothing reads another hand or the deck order. The engine is used only through its public
-surface (``legal_actions``, ``apply``).
+surface (``construct_options``, ``upgrade_options``, ``check``, ``apply``, ``legal_actions``).
 """
 
 from __future__ import annotations
