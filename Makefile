@@ -22,8 +22,13 @@ lint: $(DEV_STAMP)
 test: lint
 	$(BIN)/python -m pytest
 
+# every benchmark at a size that takes minutes; the AI's full tournament (200 games per
+# pairing, hours on 2 cores) is `python benchmarks/bench_ai.py` on its own
 bench: $(RUN_STAMP)
-	for f in benchmarks/bench_*.py; do $(BIN)/python $$f || exit 1; done
+	for f in benchmarks/bench_*.py; do \
+		case $$f in *bench_ai.py) args="--games 8";; *) args="";; esac; \
+		$(BIN)/python $$f $$args || exit 1; \
+	done
 
 # the Dockerfile's steps without Docker (docs/deploy.md); not part of test: it takes a minute
 image-check:
