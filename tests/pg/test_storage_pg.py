@@ -22,7 +22,7 @@ HOUR = 3600.0
 
 
 def test_the_setting_chooses_the_backend(tmp_path: Path) -> None:
-    sqlite = make_storage(Settings(KHRONOS_DATA_DIR=tmp_path))
+    sqlite = make_storage(Settings(KHRONOS_DATA_DIR=tmp_path, KHRONOS_DATABASE_URL=None))
     assert isinstance(sqlite, Storage)
     assert sqlite.path == tmp_path / "khronos.sqlite3"
     pg = make_storage(Settings(KHRONOS_DATABASE_URL="postgresql://bot:secret@db:5432/khronos"))

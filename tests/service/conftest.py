@@ -12,9 +12,8 @@ import pytest
 
 import engine
 from bot.service import GameService, GameSettings, Outcome
-from bot.storage import Storage
 from engine.random_player import random_action
-from tests.pg.backend import BACKENDS, new_storage
+from tests.pg.backend import BACKENDS, AnyStorage, new_storage
 
 NAMES = ["Ann", "Bob", "Cid", "Dee", "Eve"]
 
@@ -35,9 +34,9 @@ def backend(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture
-async def storage(backend: str, tmp_path: Path) -> AsyncIterator[Storage]:
+async def storage(backend: str, tmp_path: Path) -> AsyncIterator[AnyStorage]:
     async with new_storage(backend, tmp_path) as s:
-        yield s  # type: ignore[misc]  # a PgStorage has the same methods (bot/storage_api.py)
+        yield s  # a Storage or a PgStorage: the same methods (bot/storage_api.py)
 
 
 @pytest.fixture
@@ -46,7 +45,7 @@ def clock() -> Clock:
 
 
 @pytest.fixture
-def service(storage: Storage, clock: Clock) -> GameService:
+def service(storage: AnyStorage, clock: Clock) -> GameService:
     seeds = itertools.count(1000)
     return GameService(storage, clock=clock, seeds=lambda: next(seeds))
 
