@@ -45,8 +45,9 @@ async def fake() -> AsyncIterator[FakeDiscord]:
     finally:
         patch.restore()
         await fake.stop()
-    assert before == (discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY,
-            discord.asset.Asset.BASE)
+    after = (discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY,
+             discord.asset.Asset.BASE)
+    assert after == before, "discord.py globals were not restored"
 
 
 def guild_on_shard(fake: FakeDiscord, shard: int) -> FakeGuild:
