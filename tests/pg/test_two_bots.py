@@ -9,14 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
 from dataclasses import replace
 from pathlib import Path
-
-import discord.asset
-import discord.gateway
-import discord.http
-import pytest
 
 from bot.discord_app import KhronosBot, create_bot
 from bot.service import GameService
@@ -30,24 +24,6 @@ from tests.fakediscord.models import FakeGuild
 from tests.pg.backend import PG_URL, needs_pg, pg_schema
 
 pytestmark = needs_pg
-
-
-@pytest.fixture
-async def fake() -> AsyncIterator[FakeDiscord]:
-    """A fake Discord with two shards (the fixture of tests/fakediscord has one)."""
-    before = (discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY,
-              discord.asset.Asset.BASE)
-    fake = FakeDiscord(shard_count=2)
-    await fake.start()
-    patch = fake.configure_discord_py()
-    try:
-        yield fake
-    finally:
-        patch.restore()
-        await fake.stop()
-    after = (discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY,
-             discord.asset.Asset.BASE)
-    assert after == before, "discord.py globals were not restored"
 
 
 def guild_on_shard(fake: FakeDiscord, shard: int) -> FakeGuild:
