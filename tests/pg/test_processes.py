@@ -131,3 +131,29 @@ async def test_processes_fire_each_due_timer_once(schema: str) -> None:
         for ch in range(1, games + 1):
             await _check_log(storage, ch)
     assert sum(deadlines.values()) == games
+
+
+async def test_a_process_killed_at_a_random_moment_leaves_a_whole_game(schema: str) -> None:
+    """As tests/service/test_crash.py on SQLite: SIGKILL wherever the process happens to be;
+    the database holds the last move it reported, or one more whose report was cut off."""
+    assert PG_URL is not None
+    async with PgStorage(PG_URL, schema=schema) as storage:
+        await started_game(GameService(storage), 1, players=3, seed=77)
+    proc = _start(schema, "play", "--until", "100000")
+    assert proc.stdout is not None
+    seen = [proc.stdout.readline() for _ in range(25)]
+    proc.send_signal(signal.SIGKILL)
+    rest, _ = proc.communicate(timeout=30)
+    assert proc.returncode == -signal.SIGKILL
+    reported = [int(line.split()[1]) for line in [*seen, *rest.splitlines()]
+                if line.startswith("applied")]
+    async with PgStorage(PG_URL, schema=schema) as storage:
+        versions, last = await _check_log(storage, 1)
+        assert last in (reported[-1], reported[-1] + 1)
+        assert set(reported) <= set(versions)
+    # and the game goes on in a new process
+    done = _finish([_start(schema, "play", "--until", str(len(versions) + 5))])
+    assert done[0][0] == 0, done[0][2]
+    async with PgStorage(PG_URL, schema=schema) as storage:
+        more, _ = await _check_log(storage, 1)
+    assert len(more) == len(versions) + 5
