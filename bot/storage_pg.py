@@ -592,19 +592,21 @@ class PgStorage:
         async with self._require_pool().acquire() as conn:
             tr = conn.transaction()
             await tr.start()
+            tx = PgTx(conn)
             try:
-                yield PgTx(conn)
+                yield tx
             except BaseException:
                 await asyncio.shield(tr.rollback())
                 raise
             try:
-                await self._commit(tr)
+                await self._commit(tr, tx)
             except BaseException:
                 if conn.is_in_transaction():
                     await asyncio.shield(tr.rollback())
                 raise
 
-    async def _commit(self, tr: Any) -> None:
+    async def _commit(self, tr: Any, tx: PgTx) -> None:
+        """Commit ``tx`` (the tests' kill -9 processes hook in here)."""
         await tr.commit()
 
     @asynccontextmanager

@@ -3,8 +3,8 @@ shard, its service on PostgreSQL, connected to the fake Discord that runs in the
 
 Argument: a JSON object with the fake's addresses and token, the server to sync commands in,
 the shard id and count, the database URL and schema, the data folder, and ``kill_at``: kill
-this process (SIGKILL) inside its K-th commit, holding the game's lock. Prints ``ready`` once
-connected."""
+this process (SIGKILL) inside its K-th commit that stores a move, holding the game's lock.
+Prints ``ready`` once connected."""
 
 from __future__ import annotations
 
@@ -24,18 +24,30 @@ import yarl
 from bot.discord_app import create_bot
 from bot.service import GameService
 from bot.settings import Settings
-from bot.storage_pg import PgStorage
+from bot.storage_pg import PgStorage, PgTx
+
+
+async def _append_and_mark(self: PgTx, **fields: Any) -> None:
+    await _append_move(self, **fields)
+    self.appended = True  # type: ignore[attr-defined]
+
+
+_append_move = PgTx.append_move
+PgTx.append_move = _append_and_mark  # type: ignore[method-assign]
 
 
 class KillingStorage(PgStorage):
     kill_at: int | None = None
     commits = 0
 
-    async def _commit(self, tr: Any) -> None:
-        self.commits += 1
-        if self.kill_at is not None and self.commits == self.kill_at:
+    async def _commit(self, tr: Any, tx: PgTx) -> None:
+        # count the commits that store a move (not the other writes of a bot, such as
+        # marking messages delivered)
+        moved = bool(getattr(tx, "appended", False))
+        self.commits += moved
+        if moved and self.commits == self.kill_at:
             os.kill(os.getpid(), signal.SIGKILL)
-        await super()._commit(tr)
+        await super()._commit(tr, tx)
 
 
 async def main(cfg: dict[str, Any]) -> None:

@@ -4,9 +4,9 @@ the PostgreSQL schema named on the command line.
 ``play``: act in channel 1 until the game reaches ``--until`` moves, each time the move that
 ``Random(step)`` picks for the current state, so that every worker tries the same move at the
 same moment (a double click across processes); prints ``applied VERSION`` for each move it
-committed. With ``--kill-at K`` it kills itself (SIGKILL) inside its K-th commit, after the
-statements and before COMMIT, holding the game's lock for ``--hold`` seconds first (the other
-processes queue behind it).
+committed. With ``--kill-at K`` it kills itself (SIGKILL) inside its K-th commit that stores a
+move, after the statements and before COMMIT, holding the game's lock for ``--hold`` seconds
+first (the other processes queue behind it).
 
 ``timers``: with the clock at ``--now``, fire every due timer until none is due, printing
 ``fired TIMER GAME DEADLINE`` for each one that had something to say (DEADLINE: 1 if it
@@ -22,9 +22,18 @@ import signal
 from typing import Any
 
 from bot.service import GameService
-from bot.storage_pg import PgStorage
+from bot.storage_pg import PgStorage, PgTx
 from engine import EngineError
 from engine.random_player import random_action
+
+
+async def _append_and_mark(self: PgTx, **fields: Any) -> None:
+    await _append_move(self, **fields)
+    self.appended = True  # type: ignore[attr-defined]
+
+
+_append_move = PgTx.append_move
+PgTx.append_move = _append_and_mark  # type: ignore[method-assign]
 
 
 class KillingStorage(PgStorage):
@@ -32,12 +41,15 @@ class KillingStorage(PgStorage):
     hold = 0.0
     commits = 0
 
-    async def _commit(self, tr: Any) -> None:
-        self.commits += 1
-        if self.kill_at is not None and self.commits == self.kill_at:
+    async def _commit(self, tr: Any, tx: PgTx) -> None:
+        # count the commits that store a move (not the other writes of a bot, such as
+        # marking messages delivered)
+        moved = bool(getattr(tx, "appended", False))
+        self.commits += moved
+        if moved and self.commits == self.kill_at:
             await asyncio.sleep(self.hold)
             os.kill(os.getpid(), signal.SIGKILL)
-        await super()._commit(tr)
+        await super()._commit(tr, tx)
 
 
 async def play(service: GameService, until: int) -> None:
