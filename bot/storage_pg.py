@@ -504,8 +504,15 @@ def safe_url(url: str) -> str:
 
 
 class PgStorage:
-    """One PostgreSQL database (a pool of connections). ``await open()`` connects and
-    migrates; ``await close()`` at the end.
+    """One PostgreSQL database. ``await open()`` connects and migrates; ``await close()`` at
+    the end.
+
+    Two pools of up to ``max_size`` connections each, as SQLite has a writer and a reader
+    connection: write transactions take theirs from one, reads from the other. A command may
+    read while its write transaction is open (the service's outbox wraps a whole command in
+    one); with one pool, enough such commands at once would hold every connection and each
+    wait for a second one, forever. Reads never wait for a write's connection, so that cannot
+    happen.
 
     ``schema`` (lower-case letters, digits, ``_``) puts the tables in that schema, created if
     missing, instead of ``public``: the tests give each test its own."""
@@ -518,7 +525,8 @@ class PgStorage:
         self.schema = schema
         self.min_size = min_size
         self.max_size = max_size
-        self._pool: asyncpg.Pool | None = None
+        self._pool: asyncpg.Pool | None = None  # writes and migrations
+        self._read_pool: asyncpg.Pool | None = None
 
     @property
     def path(self) -> str:
@@ -534,21 +542,26 @@ class PgStorage:
                 await conn.execute(f"CREATE SCHEMA IF NOT EXISTS {self.schema}")
             finally:
                 await conn.close()
-        self._pool = await asyncpg.create_pool(
-            self.url, min_size=self.min_size, max_size=self.max_size,
-            server_settings=settings,
-        )
         try:
+            self._pool = await asyncpg.create_pool(
+                self.url, min_size=self.min_size, max_size=self.max_size,
+                server_settings=settings,
+            )
             await self.migrate()
+            self._read_pool = await asyncpg.create_pool(
+                self.url, min_size=self.min_size, max_size=self.max_size,
+                server_settings=settings,
+            )
         except BaseException:
             await self.close()
             raise
         return self
 
     async def close(self) -> None:
-        if self._pool is not None:
-            pool, self._pool = self._pool, None
-            await pool.close()
+        for pool in (self._read_pool, self._pool):
+            if pool is not None:
+                await pool.close()
+        self._pool = self._read_pool = None
 
     async def __aenter__(self) -> PgStorage:
         return await self.open()
@@ -612,7 +625,8 @@ class PgStorage:
     @asynccontextmanager
     async def read(self) -> AsyncIterator[PgQueries]:
         """A consistent snapshot of what is committed (REPEATABLE READ, read only)."""
-        async with self._require_pool().acquire() as conn, conn.transaction(
+        assert self._read_pool is not None, "PgStorage.open() first"
+        async with self._read_pool.acquire() as conn, conn.transaction(
             isolation="repeatable_read", readonly=True
         ):
             yield PgQueries(conn)

@@ -133,3 +133,26 @@ async def test_a_timer_and_a_move_on_one_game_from_two_processes_do_not_deadlock
 async def _moves(storage: PgStorage, game_id: int) -> list[object]:
     async with storage.read() as q:
         return list(await q.moves(game_id))
+
+
+@needs_pg
+async def test_reads_inside_open_writes_never_exhaust_the_connections() -> None:
+    """More commands at once than connections, each reading while its write transaction is
+    open (as the service's outbox wrapper does): reads have their own pool, so none waits
+    forever for a connection held by a write."""
+    assert PG_URL is not None
+    async with pg_schema() as schema, PgStorage(PG_URL, schema=schema, max_size=2) as s:
+        async with s.write() as tx:
+            ids = [await tx.insert_game(guild_id=1, channel_id=c, creator_id=1, settings="{}",
+                                        seed=c, now=0.0) for c in range(1, 7)]
+
+        async def command(game_id: int) -> int:
+            async with s.write() as tx:
+                game = await tx.game(game_id)
+                assert game is not None
+                async with s.read() as q:
+                    assert await q.game(game_id) is not None
+                return await tx.update_game(game_id, game.version, now=1.0)
+
+        versions = await asyncio.wait_for(asyncio.gather(*(command(i) for i in ids)), 30)
+        assert versions == [2] * 6
