@@ -25,6 +25,7 @@ Unix seconds in ``double precision``, Discord ids and seeds ``bigint``.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
 import re
 from collections.abc import AsyncIterator, Sequence
@@ -527,6 +528,9 @@ class PgStorage:
         self.max_size = max_size
         self._pool: asyncpg.Pool | None = None  # writes and migrations
         self._read_pool: asyncpg.Pool | None = None
+        # the write transaction open in this task, so that a nested ``write()`` joins it
+        self._open_tx: contextvars.ContextVar[PgTx | None] = contextvars.ContextVar(
+            f"khronos_pg_tx_{id(self)}", default=None)
 
     @property
     def path(self) -> str:
@@ -601,16 +605,26 @@ class PgStorage:
     @asynccontextmanager
     async def write(self) -> AsyncIterator[PgTx]:
         """One write transaction (READ COMMITTED; the game it finds is locked, see the
-        module's docstring). Commits when the block ends; rolls back if it raises."""
+        module's docstring). Commits when the block ends; rolls back if it raises. Inside an
+        open ``write()`` of the same task, a nested ``write()`` joins it and the outer block
+        commits: a command wrapped in one transaction with what it must announce (an outbox)
+        neither takes a second connection nor waits for its own locks."""
+        joined = self._open_tx.get()
+        if joined is not None:
+            yield joined
+            return
         async with self._require_pool().acquire() as conn:
             tr = conn.transaction()
             await tr.start()
             tx = PgTx(conn)
+            token = self._open_tx.set(tx)
             try:
                 yield tx
             except BaseException:
                 await asyncio.shield(tr.rollback())
                 raise
+            finally:
+                self._open_tx.reset(token)
             try:
                 await self._commit(tr, tx)
             except BaseException:

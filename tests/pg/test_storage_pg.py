@@ -156,3 +156,27 @@ async def test_reads_inside_open_writes_never_exhaust_the_connections() -> None:
 
         versions = await asyncio.wait_for(asyncio.gather(*(command(i) for i in ids)), 30)
         assert versions == [2] * 6
+
+
+@needs_pg
+async def test_a_nested_write_joins_the_open_transaction() -> None:
+    """As on SQLite: the inner block's writes commit or roll back with the outer one, on the
+    same connection (no second connection, no wait for the outer block's own locks)."""
+    assert PG_URL is not None
+    async with pg_schema() as schema, PgStorage(PG_URL, schema=schema, max_size=1) as s:
+        async with s.write() as outer:
+            gid = await outer.insert_game(guild_id=1, channel_id=1, creator_id=1,
+                                          settings="{}", seed=1, now=0.0)
+            async with s.write() as inner:
+                assert inner is outer
+                assert await inner.game_for_channel(1) is not None  # its own lock: no wait
+                await inner.add_seat(gid, 0, 1, "Ann", 0.0)
+        async with s.read() as q:
+            assert [x.user_id for x in await q.seats(gid)] == [1]
+        with pytest.raises(RuntimeError):
+            async with s.write() as outer:
+                async with s.write() as inner:
+                    await inner.add_seat(gid, 1, 2, "Bob", 0.0)
+                raise RuntimeError("the outer block fails")
+        async with s.read() as q:
+            assert [x.user_id for x in await q.seats(gid)] == [1]  # rolled back together
