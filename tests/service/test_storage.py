@@ -1,4 +1,5 @@
-"""Storage: migrations, WAL, and a round trip of every table on a real SQLite file."""
+"""Storage: migrations, WAL, and a round trip of every table on a real SQLite file (and, for
+the tests on the ``storage`` fixture, on PostgreSQL: tests/pg/backend.py)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import pytest
 
 from bot.storage import DB_FILENAME, MIGRATIONS, SCHEMA_VERSION, SeatRow, Storage
 from engine import StaleState
+from tests.pg.backend import INTEGRITY_ERRORS
 
 
 async def test_migrations_from_an_empty_file(tmp_path: Path) -> None:
@@ -105,7 +107,7 @@ async def test_stale_version_and_duplicate_log_entry_are_refused(storage: Storag
     async with storage.write() as tx:
         await tx.append_move(game_id=gid, seq=1, version=2, seat=0, user_id=1, kind="action",
                              action="{}", events="[]", step=1, now=1.0)
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(INTEGRITY_ERRORS):
         async with storage.write() as tx:
             await tx.append_move(game_id=gid, seq=1, version=3, seat=0, user_id=1,
                                  kind="action", action="{}", events="[]", step=1, now=1.0)
@@ -117,7 +119,7 @@ async def test_one_live_game_per_channel(storage: Storage) -> None:
     async with storage.write() as tx:
         await tx.insert_game(guild_id=1, channel_id=9, creator_id=1, settings="{}", seed=1,
                              now=0.0)
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(INTEGRITY_ERRORS):
         async with storage.write() as tx:
             await tx.insert_game(guild_id=1, channel_id=9, creator_id=2, settings="{}", seed=2,
                                  now=0.0)

@@ -1,0 +1,170 @@
+"""The storage interface the game service talks to, whatever the backend.
+
+Two implementations: :mod:`bot.storage` (SQLite, one file, the default) and
+:mod:`bot.storage_pg` (PostgreSQL, shared by several bot processes). Both return the same row
+dataclasses (defined in :mod:`bot.storage`) and keep the same promises:
+
+- ``write()`` is one transaction: it commits when the block ends and rolls back if it raises;
+  the game rows a transaction reads are its own until it ends (SQLite: one writer at a time;
+  PostgreSQL: a lock per channel, see docs/storage-postgres.md);
+- ``update_game`` applies only on the expected version and raises ``StaleState`` otherwise;
+- ``read()`` sees one committed snapshot;
+- ``timer(id)`` inside ``write()`` returns the timer as it is once no other transaction can
+  change it, so a timer handled and rescheduled (or deleted) by one transaction is not due
+  for the next one: it fires once.
+
+:func:`open_storage` picks the backend from the settings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
+from typing import TYPE_CHECKING, Any, Protocol
+
+from .storage import GameRow, MoveRow, NoteRow, SeatRow, Storage, TimerRow
+
+if TYPE_CHECKING:
+    from .settings import Settings
+
+
+class QueriesAPI(Protocol):
+    """What a read (``Storage.read()``) offers; ``TxAPI`` adds the writes."""
+
+    async def game(self, game_id: int) -> GameRow | None: ...
+
+    async def game_for_channel(
+        self, channel_id: int, *, live_only: bool = False
+    ) -> GameRow | None: ...
+
+    async def games(self, *, status: str | None = None) -> list[GameRow]: ...
+
+    async def seats(self, game_id: int) -> list[SeatRow]: ...
+
+    async def games_of_user(self, user_id: int, *, live_only: bool = True) -> list[GameRow]: ...
+
+    async def notes(self, game_id: int) -> list[NoteRow]: ...
+
+    async def moves(self, game_id: int, *, after_seq: int = 0) -> list[MoveRow]: ...
+
+    async def last_moves(self, game_id: int, limit: int) -> list[MoveRow]: ...
+
+    async def last_seq(self, game_id: int) -> int: ...
+
+    async def last_seq_of_seat(self, game_id: int, seat: int) -> int: ...
+
+    async def timers(self, game_id: int) -> list[TimerRow]: ...
+
+    async def due_timers(self, now: float, limit: int = 100) -> list[TimerRow]: ...
+
+    async def timer(self, timer_id: int) -> TimerRow | None: ...
+
+    async def next_due(self) -> float | None: ...
+
+
+class TxAPI(QueriesAPI, Protocol):
+    """The writes, valid only inside ``Storage.write()``."""
+
+    async def insert_game(
+        self,
+        *,
+        guild_id: int | None,
+        channel_id: int,
+        creator_id: int,
+        settings: str,
+        seed: int,
+        now: float,
+    ) -> int: ...
+
+    async def update_game(
+        self, game_id: int, expected_version: int, *, now: float, **fields: Any
+    ) -> int: ...
+
+    async def add_seat(
+        self, game_id: int, seat: int, user_id: int, name: str, now: float
+    ) -> None: ...
+
+    async def remove_seat(self, game_id: int, user_id: int) -> None: ...
+
+    async def replace_seats(self, game_id: int, seats: Sequence[SeatRow]) -> None: ...
+
+    async def update_seat(self, game_id: int, seat: int, **fields: Any) -> None: ...
+
+    async def add_note(
+        self, game_id: int, after_seq: int, text: str, now: float, user_id: int | None = None
+    ) -> None: ...
+
+    async def append_move(
+        self,
+        *,
+        game_id: int,
+        seq: int,
+        version: int,
+        seat: int,
+        user_id: int | None,
+        kind: str,
+        action: str,
+        events: str,
+        step: int,
+        now: float,
+    ) -> None: ...
+
+    async def add_timer(
+        self,
+        *,
+        game_id: int,
+        kind: str,
+        due_at: float,
+        now: float,
+        seat: int | None = None,
+        user_id: int | None = None,
+        payload: dict[str, Any] | None = None,
+    ) -> int: ...
+
+    async def cancel_timers(self, game_id: int, kinds: Sequence[str] | None = None) -> None: ...
+
+    async def reschedule_timer(
+        self, timer_id: int, due_at: float, payload: dict[str, Any] | None = None
+    ) -> None: ...
+
+    async def delete_timer(self, timer_id: int) -> bool: ...
+
+
+class StorageAPI(Protocol):
+    """A database the service can use: open, migrate, one write or read transaction at a time
+    per ``async with``, close."""
+
+    async def open(self) -> StorageAPI: ...
+
+    async def close(self) -> None: ...
+
+    async def schema_version(self) -> int: ...
+
+    async def migrate(self) -> int: ...
+
+    def write(self) -> AbstractAsyncContextManager[TxAPI]: ...
+
+    def read(self) -> AbstractAsyncContextManager[QueriesAPI]: ...
+
+
+def make_storage(settings: Settings) -> StorageAPI:
+    """The storage the settings choose, not yet opened: PostgreSQL when
+    ``KHRONOS_DATABASE_URL`` is set, else the SQLite file in ``KHRONOS_DATA_DIR``."""
+    if settings.database_url:
+        from .storage_pg import PgStorage  # asyncpg is imported only when it is used
+
+        return PgStorage(settings.database_url)
+    return Storage.in_dir(settings.data_dir)
+
+
+async def open_storage(settings: Settings) -> StorageAPI:
+    """:func:`make_storage`, opened (connected and migrated)."""
+    return await make_storage(settings).open()
+
+
+if TYPE_CHECKING:
+    from .storage_pg import PgStorage
+
+    def _both_backends_conform(sqlite: Storage, pg: PgStorage) -> list[StorageAPI]:
+        """Never called: mypy checks here that both backends implement the interface."""
+        return [sqlite, pg]
