@@ -22,7 +22,16 @@ from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .storage import GameRow, MoveRow, NoteRow, SeatRow, Storage, TimerRow
+from .storage import (
+    GameRow,
+    MoveRow,
+    NoteRow,
+    OutboxRow,
+    PendingMoveRow,
+    SeatRow,
+    Storage,
+    TimerRow,
+)
 
 if TYPE_CHECKING:
     from .settings import Settings
@@ -60,6 +69,12 @@ class QueriesAPI(Protocol):
     async def timer(self, timer_id: int) -> TimerRow | None: ...
 
     async def next_due(self) -> float | None: ...
+
+    async def unsent(self, game_id: int | None = None, limit: int = 200) -> list[OutboxRow]: ...
+
+    async def outbox_row(self, row_id: int) -> OutboxRow | None: ...
+
+    async def pending_move(self, key: str) -> PendingMoveRow | None: ...
 
 
 class TxAPI(QueriesAPI, Protocol):
@@ -128,6 +143,26 @@ class TxAPI(QueriesAPI, Protocol):
     ) -> None: ...
 
     async def delete_timer(self, timer_id: int) -> bool: ...
+
+    async def set_turn_timing(self, game_id: int, timing: dict[str, Any] | None) -> None: ...
+
+    async def add_outbox(self, *, game_id: int, kind: str, user_id: int | None, body: str,
+                         now: float) -> int: ...
+
+    async def mark_sent(self, row_id: int, now: float, result: str) -> None: ...
+
+    async def retry_later(self, row_id: int, next_at: float, result: str) -> None: ...
+
+    async def prune_outbox(self, before: float) -> int: ...
+
+    async def notice_once(self, game_id: int, user_id: int, kind: str, now: float) -> bool: ...
+
+    async def forget_notice(self, game_id: int, user_id: int, kind: str) -> None: ...
+
+    async def add_pending_move(self, *, key: str, game_id: int, version: int, user_id: int,
+                               line: str, now: float) -> None: ...
+
+    async def set_pending_state(self, key: str, old: str, new: str) -> bool: ...
 
 
 class StorageAPI(Protocol):

@@ -62,7 +62,38 @@ async def test_migrations_on_an_empty_schema_and_again() -> None:
                 schema)}
         finally:
             await conn.close()
-        assert {"games", "seats", "moves", "timers", "notes", "khronos_schema"} <= tables
+        assert {"games", "seats", "moves", "timers", "notes", "khronos_schema", "outbox",
+                "notices", "pending_moves"} <= tables
+
+
+@needs_pg
+async def test_a_database_of_schema_2_is_brought_to_3_with_its_games() -> None:
+    """A database made before the outbox (migrations 1 and 2 only) keeps its games and gains
+    migration 3's tables and the games' turn_timing column."""
+    assert PG_URL is not None
+    async with pg_schema() as schema:
+        conn = await pg_connect()
+        try:
+            await conn.execute(f"SET search_path TO {schema}")
+            await conn.execute("CREATE TABLE khronos_schema (version integer NOT NULL)")
+            for script in MIGRATIONS[:2]:
+                await conn.execute(script)
+            await conn.execute("INSERT INTO khronos_schema (version) VALUES (2)")
+            await conn.execute(
+                "INSERT INTO games (guild_id, channel_id, creator_id, status, settings, seed, "
+                "version, created_at, updated_at) VALUES (1, 8, 2, 'lobby', '{}', 3, 1, 0, 0)")
+        finally:
+            await conn.close()
+        async with PgStorage(PG_URL, schema=schema) as s:
+            assert await s.schema_version() == SCHEMA_VERSION == 3
+            async with s.write() as tx:
+                game = await tx.game_for_channel(8)
+                assert game is not None and game.turn_timing is None
+                await tx.set_turn_timing(game.id, {"deadline": 1.0})
+                await tx.add_outbox(game_id=game.id, kind="post", user_id=None, body="{}",
+                                    now=1.0)
+            async with s.read() as q:
+                assert [r.game_id for r in await q.unsent()] == [game.id]
 
 
 @needs_pg
