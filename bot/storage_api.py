@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .storage import (
@@ -169,6 +170,12 @@ class StorageAPI(Protocol):
     """A database the service can use: open, migrate, one write or read transaction at a time
     per ``async with``, close."""
 
+    @property
+    def path(self) -> Path | str:
+        """Where the games are, for messages: the SQLite file, or the URL without its
+        password."""
+        ...
+
     async def open(self) -> StorageAPI: ...
 
     async def close(self) -> None: ...
@@ -182,19 +189,59 @@ class StorageAPI(Protocol):
     def read(self) -> AbstractAsyncContextManager[QueriesAPI]: ...
 
 
-def make_storage(settings: Settings) -> StorageAPI:
-    """The storage the settings choose, not yet opened: PostgreSQL when
-    ``KHRONOS_DATABASE_URL`` is set, else the SQLite file in ``KHRONOS_DATA_DIR``."""
-    if settings.database_url:
+class StorageUnavailable(Exception):
+    """The PostgreSQL database could not be opened at start. ``str()`` is the one sentence
+    ``python -m bot`` says; ``status`` its exit status: 2 when the settings must change (the
+    server refused the user, the password or the database name), 1 when starting again later
+    may do (no route to the server, refused or timed out, the server starting up)."""
+
+    def __init__(self, sentence: str, status: int) -> None:
+        super().__init__(sentence)
+        self.status = status
+
+
+def storage_for(data_dir: Path, database_url: str | None) -> StorageAPI:
+    """The storage, not yet opened: PostgreSQL at ``database_url`` when it is set, else the
+    SQLite file in ``data_dir``."""
+    if database_url:
         from .storage_pg import PgStorage  # asyncpg is imported only when it is used
 
-        return PgStorage(settings.database_url)
-    return Storage.in_dir(settings.data_dir)
+        return PgStorage(database_url)
+    return Storage.in_dir(data_dir)
+
+
+def make_storage(settings: Settings) -> StorageAPI:
+    """The storage the settings choose (``KHRONOS_DATABASE_URL``, else the SQLite file in
+    ``KHRONOS_DATA_DIR``), not yet opened."""
+    return storage_for(settings.data_dir, settings.database_url)
+
+
+async def open_checked(storage: StorageAPI) -> StorageAPI:
+    """``storage.open()`` (connected and migrated). A PostgreSQL server that cannot be
+    reached or refuses the connection raises :class:`StorageUnavailable` with one sentence
+    (never the password)."""
+    if isinstance(storage, Storage):  # SQLite: the data folder was checked before
+        return await storage.open()
+    import asyncpg
+
+    try:
+        return await storage.open()
+    except (asyncpg.InvalidAuthorizationSpecificationError,
+            asyncpg.InvalidCatalogNameError) as exc:
+        raise StorageUnavailable(
+            f"The PostgreSQL server at {storage.path} refused the connection ({exc}): fix "
+            "KHRONOS_DATABASE_URL (user, password, database name).", 2) from exc
+    except (OSError, TimeoutError, asyncpg.PostgresError,
+            asyncpg.InterfaceError) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+        raise StorageUnavailable(
+            f"Cannot reach the PostgreSQL database at {storage.path} ({reason}): check that "
+            "the server runs and KHRONOS_DATABASE_URL, then start the bot again.", 1) from exc
 
 
 async def open_storage(settings: Settings) -> StorageAPI:
-    """:func:`make_storage`, opened (connected and migrated)."""
-    return await make_storage(settings).open()
+    """:func:`make_storage`, opened (see :func:`open_checked`)."""
+    return await open_checked(make_storage(settings))
 
 
 if TYPE_CHECKING:

@@ -22,7 +22,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
 from typing import Any, Concatenate, Literal, ParamSpec, Protocol, TypeVar
 
-from ..storage import OutboxRow, Storage, Tx
+from ..storage import OutboxRow
+from ..storage_api import StorageAPI as Storage
+from ..storage_api import TxAPI as Tx
 from .core import DecisionInfo, Direct, DirectKind, Image, Outcome, ServiceCore
 
 log = logging.getLogger("khronos.outbox")
