@@ -446,9 +446,11 @@ class KhronosBot(commands.AutoShardedBot):
                     log.exception("deliveries left for the next start")
         await super().close()
         self.renderer.close()
-        if self._own_storage is not None:
-            await self._own_storage.close()
-            self._own_storage = None
+        # taken before awaiting: a second close() running meanwhile (SIGTERM's, then the
+        # caller's) must not close the connections again (aiosqlite then waits forever)
+        storage, self._own_storage = self._own_storage, None
+        if storage is not None:
+            await storage.close()
 
     # --- the one path of every interaction ---------------------------------------------------
 

@@ -165,6 +165,10 @@ class TxAPI(QueriesAPI, Protocol):
 
     async def set_pending_state(self, key: str, old: str, new: str) -> bool: ...
 
+    async def claim_outbox(self, game_id: int, owner: str, now: float, until: float) -> bool: ...
+
+    async def release_outbox(self, game_id: int, owner: str) -> None: ...
+
 
 class StorageAPI(Protocol):
     """A database the service can use: open, migrate, one write or read transaction at a time

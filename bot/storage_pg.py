@@ -170,6 +170,14 @@ MIGRATIONS: list[str] = [
         created_at double precision NOT NULL
     );
     """,
+    # 4: which process delivers a game's outbox rows, until when (SQLite migration 4)
+    """
+    CREATE TABLE outbox_claims (
+        game_id bigint PRIMARY KEY REFERENCES games (id) ON DELETE CASCADE,
+        owner   text NOT NULL,
+        until   double precision NOT NULL
+    );
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -612,6 +620,23 @@ class PgTx(PgQueries):
         status = await self._conn.execute(
             "UPDATE pending_moves SET state = $1 WHERE key = $2 AND state = $3", new, key, old)
         return _count(status) == 1
+
+    async def claim_outbox(self, game_id: int, owner: str, now: float, until: float) -> bool:
+        """Take, or extend, the right to deliver the game's outbox rows until ``until``;
+        False while another owner holds it. One conditional upsert: of two processes
+        claiming at once, the second waits for the first's row lock, then finds it held."""
+        status = await self._conn.execute(
+            "INSERT INTO outbox_claims (game_id, owner, until) VALUES ($1, $2, $3) "
+            "ON CONFLICT (game_id) DO UPDATE SET owner = excluded.owner, until = excluded.until "
+            "WHERE outbox_claims.owner = excluded.owner OR outbox_claims.until <= $4",
+            game_id, owner, float(until), float(now),
+        )
+        return _count(status) == 1
+
+    async def release_outbox(self, game_id: int, owner: str) -> None:
+        """Give up the game's claim if ``owner`` holds it."""
+        await self._conn.execute(
+            "DELETE FROM outbox_claims WHERE game_id = $1 AND owner = $2", game_id, owner)
 
 
 # --- the storage object -------------------------------------------------------------------------

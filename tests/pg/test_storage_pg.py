@@ -63,13 +63,13 @@ async def test_migrations_on_an_empty_schema_and_again() -> None:
         finally:
             await conn.close()
         assert {"games", "seats", "moves", "timers", "notes", "khronos_schema", "outbox",
-                "notices", "pending_moves"} <= tables
+                "notices", "pending_moves", "outbox_claims"} <= tables
 
 
 @needs_pg
-async def test_a_database_of_schema_2_is_brought_to_3_with_its_games() -> None:
+async def test_a_database_of_schema_2_is_brought_up_to_date_with_its_games() -> None:
     """A database made before the outbox (migrations 1 and 2 only) keeps its games and gains
-    migration 3's tables and the games' turn_timing column."""
+    the later migrations' tables and the games' turn_timing column."""
     assert PG_URL is not None
     async with pg_schema() as schema:
         conn = await pg_connect()
@@ -85,7 +85,7 @@ async def test_a_database_of_schema_2_is_brought_to_3_with_its_games() -> None:
         finally:
             await conn.close()
         async with PgStorage(PG_URL, schema=schema) as s:
-            assert await s.schema_version() == SCHEMA_VERSION == 3
+            assert await s.schema_version() == SCHEMA_VERSION >= 3
             async with s.write() as tx:
                 game = await tx.game_for_channel(8)
                 assert game is not None and game.turn_timing is None
