@@ -111,6 +111,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             seed=args.seed,
             new=bool(args.new),
             random_moves=args.random or 0,
+            database_url=settings.database_url,
         )
     if args.data_dir is not None:
         settings = settings.model_copy(update={"data_dir": data_dir})
@@ -123,6 +124,10 @@ def startup_failure(exc: BaseException) -> tuple[int, str] | None:
     import aiohttp
     import discord
 
+    from .storage_api import StorageUnavailable
+
+    if isinstance(exc, StorageUnavailable):  # KHRONOS_DATABASE_URL: no server, or refused
+        return exc.status, str(exc)
     if isinstance(exc, discord.LoginFailure):
         return 2, ("Discord refused the token in DISCORD_TOKEN; copy it again from the developer "
                    "portal (your application > Bot > Reset Token).")
@@ -158,10 +163,18 @@ def run_discord(settings: Settings) -> int:
 
     where = (f"server {settings.test_guild_id} (at once)" if settings.test_guild_id
              else "every server (global sync: up to an hour the first time)")
-    print(f"Khronos bot: games in {settings.data_dir.resolve()}; slash commands go to {where}.",
-          flush=True)
+    games = str(settings.data_dir.resolve())
+    if settings.database_url:
+        from .storage_pg import safe_url
+
+        games = safe_url(settings.database_url)
+    shards = settings.shard_options()
+    mine = (f"; shards {','.join(map(str, shards['shard_ids']))} of {shards['shard_count']}"
+            if shards else "")
+    print(f"Khronos bot: games in {games}; slash commands go to {where}{mine}.", flush=True)
     level = getattr(logging, settings.log_level.upper(), logging.INFO)
-    bot = create_bot(settings, handle_sigterm=True)  # docker stop: finish deliveries, close
+    # docker stop: finish deliveries, close; KHRONOS_SHARD_COUNT/IDS: this process's shards
+    bot = create_bot(settings, handle_sigterm=True, **settings.shard_options())
     try:
         bot.run(settings.discord_token, log_level=level, root_logger=True)
     except Exception as exc:

@@ -45,7 +45,7 @@ from .service import (
 from .service.outbox import Deliverer, Delivery, RetryLater, Undeliverable, reply_delivery
 from .settings import Settings
 from .slash import CatalogueTranslator, register_commands
-from .storage import Storage
+from .storage_api import StorageAPI, open_storage
 from .textcommands import (
     Context,
     parse_line,
@@ -365,7 +365,7 @@ class KhronosBot(commands.AutoShardedBot):
                          help_command=None, **options)
         self.settings = settings
         self._service = service
-        self._own_storage: Storage | None = None
+        self._own_storage: StorageAPI | None = None
         self.dispatcher: TimerDispatcher | None = None
         self._deliverer: Deliverer | None = None
         self.stopping = False  # after SIGTERM: no new commands; deliveries finish
@@ -384,8 +384,9 @@ class KhronosBot(commands.AutoShardedBot):
 
     async def setup_hook(self) -> None:
         if self._service is None:
-            self.settings.data_dir.mkdir(parents=True, exist_ok=True)
-            self._own_storage = await Storage.in_dir(self.settings.data_dir).open()
+            self.settings.data_dir.mkdir(parents=True, exist_ok=True)  # also the heartbeat's
+            # the SQLite file in the data folder, or PostgreSQL if KHRONOS_DATABASE_URL is set
+            self._own_storage = await open_storage(self.settings)
             self._service = GameService(self._own_storage)
         self._deliverer = Deliverer(self.service.storage, DiscordTransport(self),
                                     clock=self.service.clock)
@@ -445,9 +446,11 @@ class KhronosBot(commands.AutoShardedBot):
                     log.exception("deliveries left for the next start")
         await super().close()
         self.renderer.close()
-        if self._own_storage is not None:
-            await self._own_storage.close()
-            self._own_storage = None
+        # taken before awaiting: a second close() running meanwhile (SIGTERM's, then the
+        # caller's) must not close the connections again (aiosqlite then waits forever)
+        storage, self._own_storage = self._own_storage, None
+        if storage is not None:
+            await storage.close()
 
     # --- the one path of every interaction ---------------------------------------------------
 

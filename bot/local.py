@@ -33,7 +33,7 @@ from engine.random_player import random_action
 
 from .images import render_image
 from .service import GameInfo, GameService, GameSettings, Image, Outcome
-from .storage import Storage
+from .storage_api import StorageAPI, StorageUnavailable, open_checked, storage_for
 from .textcommands import COMMANDS, Context, run_line
 
 LOCAL_CHANNEL = 1  # the pretend channel of terminal games
@@ -437,12 +437,14 @@ def run_local(
     random_moves: int = 0,
     out: TextIO | None = None,
     lines: Lines | None = None,
+    database_url: str | None = None,
 ) -> int:
     """Play in the terminal until the game ends, the input ends, ``/quit`` or Ctrl-C.
 
     ``players``, ``names``, ``holdem`` and ``seed`` shape a new game; None means "not given"
     (a saved game then resumes; given, they refuse to resume it unless ``new``). ``lines``
-    reads a line for a prompt (default: the terminal). Returns the exit status: 0, or 2 with a
+    reads a line for a prompt (default: the terminal). The game is kept in the SQLite file of
+    ``data_dir``, or in PostgreSQL at ``database_url``. Returns the exit status: 0, or 2 with a
     one-sentence refusal on ``out`` when the flags cannot be used (nothing is changed then)."""
     out = out or sys.stdout
     try:
@@ -457,10 +459,10 @@ def run_local(
     if lines is None:
         lines, save_history = terminal_lines(out, data_dir / HISTORY_FILE)
     with asyncio.Runner() as runner:
-        storage = Storage.in_dir(data_dir)
+        storage = storage_for(data_dir, database_url)
         try:
             with _sigint_to_this_thread_only():
-                runner.run(storage.open())  # starts the database's threads
+                runner.run(open_checked(storage))  # starts the database's threads
             # the terminal shows each outcome at once: no outbox, no deliverer (docs/service.md)
             service = GameService(storage, outbox=False)
             game = LocalGame(service, chosen, ImageWriter(images_dir), out,
@@ -468,6 +470,9 @@ def run_local(
             return _play(runner, game, storage, lines, asked=asked, new=new,
                          settings=GameSettings(seats=None, holdem=bool(holdem)), seed=seed,
                          random_moves=random_moves)
+        except StorageUnavailable as exc:  # KHRONOS_DATABASE_URL: no server, or refused
+            out.write(f"{exc}\n")
+            return exc.status
         except KeyboardInterrupt:  # Ctrl-C while a command ran: it was cancelled, not half-done
             out.write(f"\n{STOPPED}\n")
             return 0
@@ -476,11 +481,12 @@ def run_local(
             save_history()
 
 
-def _play(runner: asyncio.Runner, game: LocalGame, storage: Storage, lines: Lines, *,
+def _play(runner: asyncio.Runner, game: LocalGame, storage: StorageAPI, lines: Lines, *,
           asked: dict[str, object], new: bool, settings: GameSettings, seed: int | None,
           random_moves: int) -> int:
     out = game.out
-    out.write(f"Khronos in the terminal. Game file: {storage.path}\n")
+    where = "Game file" if isinstance(storage.path, Path) else "Games in"
+    out.write(f"Khronos in the terminal. {where}: {storage.path}\n")
     try:
         runner.run(game.setup(settings, seed, new, asked=asked))
     except LocalError as exc:

@@ -10,10 +10,10 @@ used is refused by :func:`load_settings` with :class:`SettingsError`, one senten
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, ValidationError, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
 
@@ -24,6 +24,11 @@ _EXPECTED = {
     "KHRONOS_TEST_GUILD_ID": "a server id (a whole number), or nothing",
     "KHRONOS_LOG_LEVEL": "one of DEBUG, INFO, WARNING, ERROR",
     "KHRONOS_REMINDER_HOURS": "a number of hours above 0",
+    "KHRONOS_DATABASE_URL": "a PostgreSQL URL (postgresql://user:password@host:port/database), "
+                            "or nothing for the SQLite file",
+    "KHRONOS_SHARD_COUNT": "the total number of shards (a whole number from 1), or nothing",
+    "KHRONOS_SHARD_IDS": "the shards of this process, whole numbers separated by commas "
+                         "(like 0,1), or nothing",
 }
 
 
@@ -46,6 +51,13 @@ class Settings(BaseSettings):
     log_level: LogLevel = Field(default="INFO", alias="KHRONOS_LOG_LEVEL")
     reminder_hours: float = Field(default=24.0, gt=0, allow_inf_nan=False,
                                   alias="KHRONOS_REMINDER_HOURS")
+    # PostgreSQL instead of the SQLite file (several processes; docs/storage-postgres.md)
+    database_url: str | None = Field(default=None, alias="KHRONOS_DATABASE_URL")
+    # several processes share the shards: each gets the total and its own ids
+    shard_count: int | None = Field(default=None, ge=1, le=100_000,
+                                    alias="KHRONOS_SHARD_COUNT")
+    shard_ids: Annotated[list[int] | None, NoDecode] = Field(default=None,
+                                                             alias="KHRONOS_SHARD_IDS")
 
     @field_validator("discord_token", mode="before")
     @classmethod
@@ -62,6 +74,49 @@ class Settings(BaseSettings):
             return value.strip() or None
         return value
 
+    @field_validator("database_url", mode="before")
+    @classmethod
+    def _postgres_url(cls, value: object) -> object:
+        if isinstance(value, str):
+            value = value.strip() or None
+            if value is not None and not value.startswith(("postgresql://", "postgres://")):
+                raise ValueError("not a postgresql:// URL")
+        return value
+
+    @field_validator("shard_ids", mode="before")
+    @classmethod
+    def _split_ids(cls, value: object) -> object:
+        # "0,1" or "0 1" in the environment; a list when given as a keyword
+        if isinstance(value, str):
+            parts = value.replace(",", " ").split()
+            return parts or None
+        return value
+
+    @model_validator(mode="after")
+    def _shards_fit(self) -> Settings:
+        ids = self.shard_ids
+        if ids is None:
+            return self
+        if self.shard_count is None:
+            raise ValueError("KHRONOS_SHARD_IDS needs KHRONOS_SHARD_COUNT (the total number "
+                             "of shards) to be set too.")
+        wrong = sorted({i for i in ids if not 0 <= i < self.shard_count})
+        if wrong or len(set(ids)) != len(ids):
+            raise ValueError(f"KHRONOS_SHARD_IDS must be distinct shard numbers from 0 to "
+                             f"{self.shard_count - 1} (KHRONOS_SHARD_COUNT is "
+                             f"{self.shard_count}); it is {','.join(map(str, ids))}.")
+        return self
+
+    def shard_options(self) -> dict[str, Any]:
+        """Keyword arguments for ``AutoShardedBot``: the shard count and this process's
+        shard ids when set; empty (discord.py asks Discord for the count) otherwise."""
+        options: dict[str, Any] = {}
+        if self.shard_count is not None:
+            options["shard_count"] = self.shard_count
+            options["shard_ids"] = sorted(self.shard_ids) if self.shard_ids is not None else (
+                list(range(self.shard_count)))
+        return options
+
     @field_validator("log_level", mode="before")
     @classmethod
     def _upper_level(cls, value: object) -> object:
@@ -77,9 +132,12 @@ def load_settings() -> Settings:
     except ValidationError as exc:
         sentences = []
         for error in exc.errors():
-            name = str(error["loc"][0]) if error["loc"] else "?"
+            if not error["loc"]:  # a check across settings: its message is the sentence
+                sentences.append(str(error["msg"]).removeprefix("Value error, "))
+                continue
+            name = str(error["loc"][0])
             value = error.get("input")
-            secret = name == "DISCORD_TOKEN"  # never echo a token
+            secret = name in ("DISCORD_TOKEN", "KHRONOS_DATABASE_URL")  # never echo a secret
             shown = f" (it is {value!r})" if isinstance(value, str) and not secret else ""
             expected = _EXPECTED.get(name, error["msg"])
             sentences.append(f"{name} must be {expected}{shown}.")

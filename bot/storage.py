@@ -162,6 +162,14 @@ MIGRATIONS: list[str] = [
         created_at REAL NOT NULL
     );
     """,
+    # 4: which process delivers a game's outbox rows, until when (a lease; docs/service.md)
+    """
+    CREATE TABLE outbox_claims (
+        game_id INTEGER PRIMARY KEY REFERENCES games (id) ON DELETE CASCADE,
+        owner   TEXT NOT NULL,                               -- the deliverer that holds it
+        until   REAL NOT NULL                                -- free for others after this
+    );
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -630,6 +638,22 @@ class Tx(Queries):
         cur = await self._conn.execute(
             "UPDATE pending_moves SET state = ? WHERE key = ? AND state = ?", (new, key, old))
         return cur.rowcount == 1
+
+    async def claim_outbox(self, game_id: int, owner: str, now: float, until: float) -> bool:
+        """Take, or extend, the right to deliver the game's outbox rows until ``until``;
+        False while another owner holds it (its ``until`` is still after ``now``)."""
+        cur = await self._conn.execute(
+            "INSERT INTO outbox_claims (game_id, owner, until) VALUES (?, ?, ?) "
+            "ON CONFLICT (game_id) DO UPDATE SET owner = excluded.owner, until = excluded.until "
+            "WHERE outbox_claims.owner = excluded.owner OR outbox_claims.until <= ?",
+            (game_id, owner, until, now),
+        )
+        return cur.rowcount == 1
+
+    async def release_outbox(self, game_id: int, owner: str) -> None:
+        """Give up the game's claim if ``owner`` holds it."""
+        await self._conn.execute(
+            "DELETE FROM outbox_claims WHERE game_id = ? AND owner = ?", (game_id, owner))
 
 
 def _seat_row(r: Sequence[Any]) -> SeatRow:

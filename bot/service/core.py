@@ -24,7 +24,10 @@ from engine import (
     PublicView,
 )
 
-from ..storage import GameRow, Queries, SeatRow, Storage, Tx
+from ..storage import GameRow, SeatRow
+from ..storage_api import QueriesAPI as Queries
+from ..storage_api import StorageAPI as Storage
+from ..storage_api import TxAPI as Tx
 from .texts import (
     cards_text,
     channel_link,

@@ -13,7 +13,9 @@ from engine import (
     MalformedAction,
 )
 
-from ..storage import GameRow, Queries, Tx
+from ..storage import GameRow
+from ..storage_api import QueriesAPI as Queries
+from ..storage_api import TxAPI as Tx
 from .core import (
     HOUR,
     LANGUAGE_NAMES,

@@ -11,7 +11,8 @@ from engine import (
     EngineError,
 )
 
-from ..storage import GameRow, SeatRow, Tx
+from ..storage import GameRow, SeatRow
+from ..storage_api import TxAPI as Tx
 from .core import (
     MAX_PLAYERS,
     MIN_PLAYERS,

@@ -25,7 +25,9 @@ from engine import (
     StaleState,
 )
 
-from ..storage import GameRow, MoveRow, PendingMoveRow, Queries, Tx
+from ..storage import GameRow, MoveRow, PendingMoveRow
+from ..storage_api import QueriesAPI as Queries
+from ..storage_api import TxAPI as Tx
 from .core import (
     _DAMAGED,
     DRAW_KINDS,

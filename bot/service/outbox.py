@@ -17,12 +17,17 @@ import contextlib
 import functools
 import json
 import logging
+import os
+import socket
 import time
+import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
 from typing import Any, Concatenate, Literal, ParamSpec, Protocol, TypeVar
 
-from ..storage import OutboxRow, Storage, Tx
+from ..storage import OutboxRow
+from ..storage_api import StorageAPI as Storage
+from ..storage_api import TxAPI as Tx
 from .core import DecisionInfo, Direct, DirectKind, Image, Outcome, ServiceCore
 
 log = logging.getLogger("khronos.outbox")
@@ -32,6 +37,12 @@ REPLY_WINDOW = 15 * 60.0  # an interaction's token lives 15 minutes (Discord)
 MAX_ATTEMPTS = 8  # transient failures, then the row is given up (logged)
 BACKOFF = (2.0, 5.0, 15.0, 60.0, 300.0)  # seconds before the 1st, 2nd … retry
 KEEP_SENT = 24 * 3600.0  # delivered rows are pruned after a day
+# several processes on one database: a game's rows are sent by the deliverer that claims the
+# game (outbox_claims), for CLAIM_FOR seconds, renewed while it sends; a command whose game
+# another process is delivering waits up to CLAIM_WAIT for it, then leaves its rows to it
+CLAIM_FOR = 60.0
+CLAIM_WAIT = 5.0
+CLAIM_POLL = 0.05
 
 RowKind = Literal["post", "ping", "direct", "reply"]
 
@@ -215,6 +226,9 @@ class Deliverer:
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self.delivered = 0  # rows delivered (for tests and benchmarks)
+        # who holds a game's claim: this deliverer of this process
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self._claimed_until: dict[int, float] = {}
 
     def expect_reply(self, row_id: int, sender: ReplySender) -> None:
         self._replies[row_id] = sender
@@ -235,26 +249,77 @@ class Deliverer:
     def _lock(self, game_id: int) -> asyncio.Lock:
         return self._locks.setdefault(game_id, asyncio.Lock())
 
-    async def flush(self, game_id: int) -> int:
+    async def flush(self, game_id: int, *, wait: float = CLAIM_WAIT) -> int:
         """Deliver the game's due rows in order; returns how many were delivered. Stops at a
-        row that must be retried later (the order of a game's messages is kept)."""
+        row that must be retried later (the order of a game's messages is kept).
+
+        The game is claimed first (``claim_outbox``), so that no other deliverer, in this
+        process or another, sends its rows meanwhile; if another holds the claim, this waits
+        up to ``wait`` seconds for it, then returns 0 (the holder sends them, or the
+        background task of whichever process claims the game next)."""
         async with self._lock(game_id):
-            count = 0
-            while True:
-                async with self.storage.read() as q:
-                    rows = await q.unsent(game_id)
-                if not rows:
+            async with self.storage.read() as q:
+                if not await q.unsent(game_id, limit=1):
+                    return 0
+            if not await self._claim_within(game_id, wait):
+                return 0
+            try:
+                return await self._flush_claimed(game_id)
+            finally:
+                await self._release(game_id)
+
+    async def _claim(self, game_id: int) -> bool:
+        now = self.clock()
+        async with self.storage.write() as tx:
+            claimed = await tx.claim_outbox(game_id, self.owner, now, now + CLAIM_FOR)
+        if claimed:
+            self._claimed_until[game_id] = now + CLAIM_FOR
+        return claimed
+
+    async def _claim_within(self, game_id: int, wait: float) -> bool:
+        """Claim the game, polling while another deliverer holds it, for ``wait`` seconds of
+        real time at most (the holder is sending: milliseconds, usually)."""
+        deadline = time.monotonic() + wait
+        while not await self._claim(game_id):
+            if time.monotonic() >= deadline:
+                return False
+            await asyncio.sleep(CLAIM_POLL)
+        return True
+
+    async def _still_claimed(self, game_id: int) -> bool:
+        """Before each row: renew the claim once half of it has passed; False if it was lost
+        (this deliverer was stalled past its claim and another took the game)."""
+        if self.clock() < self._claimed_until.get(game_id, 0.0) - CLAIM_FOR / 2:
+            return True
+        return await self._claim(game_id)
+
+    async def _release(self, game_id: int) -> None:
+        self._claimed_until.pop(game_id, None)
+        try:
+            async with self.storage.write() as tx:
+                await tx.release_outbox(game_id, self.owner)
+        except Exception:  # the claim then simply expires
+            log.exception("could not release the outbox claim of game %s", game_id)
+
+    async def _flush_claimed(self, game_id: int) -> int:
+        count = 0
+        while True:
+            async with self.storage.read() as q:
+                rows = await q.unsent(game_id)
+            if not rows:
+                return count
+            progressed = False
+            for row in rows:
+                if not await self._still_claimed(game_id):
                     return count
-                progressed = False
-                for row in rows:
-                    outcome = await self._one(row)
-                    if outcome == "blocked":
-                        return count
-                    if outcome == "done":
-                        count += 1
-                        progressed = True
-                if not progressed:
+                outcome = await self._one(row)
+                if outcome == "blocked":
                     return count
+                if outcome == "done":
+                    count += 1
+                    progressed = True
+            if not progressed:
+                return count
 
     async def _one(self, row: OutboxRow) -> Literal["done", "skipped", "blocked"]:
         now = self.clock()
@@ -322,7 +387,7 @@ class Deliverer:
         """Deliver every game's due rows (games one after another); returns the count."""
         count = 0
         for game_id in await self.pending_games():
-            count += await self.flush(game_id)
+            count += await self.flush(game_id, wait=0)  # a game claimed elsewhere: its holder
         async with self.storage.write() as tx:
             await tx.prune_outbox(self.clock() - KEEP_SENT)
         return count

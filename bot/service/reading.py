@@ -16,7 +16,8 @@ from engine import (
     PublicView,
 )
 
-from ..storage import GameRow, MoveRow, Queries
+from ..storage import GameRow, MoveRow
+from ..storage_api import QueriesAPI as Queries
 from .core import (
     _DAMAGED,
     DamagedGame,

@@ -11,7 +11,9 @@ from engine import (
     GameState,
 )
 
-from ..storage import Queries, TimerRow, Tx
+from ..storage import TimerRow
+from ..storage_api import QueriesAPI as Queries
+from ..storage_api import TxAPI as Tx
 from .core import (
     DAMAGED_NOTICE,
     HOUR,

@@ -1,4 +1,5 @@
-"""Fixtures: a real SQLite file in a temporary directory, and a service on it."""
+"""Fixtures: a real database, SQLite in a temporary directory and PostgreSQL in a fresh schema
+(when ``KHRONOS_TEST_DATABASE_URL`` names a server; tests/pg/backend.py), and a service on it."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ import pytest
 
 import engine
 from bot.service import GameService, GameSettings, Outcome
-from bot.storage import Storage
 from engine.random_player import random_action
+from tests.pg.backend import BACKENDS, AnyStorage, new_storage
 
 NAMES = ["Ann", "Bob", "Cid", "Dee", "Eve"]
 
@@ -27,12 +28,15 @@ class Clock:
         return self.now
 
 
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
 @pytest.fixture
-async def storage(tmp_path: Path) -> AsyncIterator[Storage]:
-    s = Storage.in_dir(tmp_path / "data")
-    await s.open()
-    yield s
-    await s.close()
+async def storage(backend: str, tmp_path: Path) -> AsyncIterator[AnyStorage]:
+    async with new_storage(backend, tmp_path) as s:
+        yield s  # a Storage or a PgStorage: the same methods (bot/storage_api.py)
 
 
 @pytest.fixture
@@ -41,7 +45,7 @@ def clock() -> Clock:
 
 
 @pytest.fixture
-def service(storage: Storage, clock: Clock) -> GameService:
+def service(storage: AnyStorage, clock: Clock) -> GameService:
     seeds = itertools.count(1000)
     return GameService(storage, clock=clock, seeds=lambda: next(seeds))
 

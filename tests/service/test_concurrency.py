@@ -8,6 +8,7 @@ import engine
 from bot.service import GameService
 from bot.storage import Storage
 from engine import Age, EndTurn, EngineError, NotYourTurn, StaleState, Travel
+from tests.pg.backend import another
 
 from .conftest import current_user, started_game
 
@@ -76,9 +77,10 @@ async def test_double_submission_applies_once(service: GameService, storage: Sto
 
 async def test_two_connections_on_one_file_do_not_lose_updates(service: GameService,
                                                                storage: Storage) -> None:
-    """As if a second process shared the file: BEGIN IMMEDIATE serializes the writers."""
+    """As if a second process shared the database: BEGIN IMMEDIATE serializes the writers on
+    SQLite, the channel's lock on PostgreSQL."""
     await started_game(service, 120, players=2, seed=120)
-    other_storage = await Storage(storage.path).open()
+    other_storage = await another(storage).open()
     try:
         other = GameService(other_storage)
         user, _ = await current_user(service, 120)

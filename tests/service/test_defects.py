@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from typing import Any
 
@@ -10,9 +9,9 @@ import pytest
 
 import engine
 from bot.service import DamagedGame, GameService, GameSettings, NotSeated, PermissionDenied
-from bot.storage import Storage
 from bot.textcommands import Context, parse_line, run_line
 from engine import MalformedAction
+from tests.pg.backend import AnyStorage, execute_raw
 from tests.service.conftest import current_user, started_game
 
 
@@ -77,7 +76,7 @@ async def test_defect15_terminal_commands_with_bad_numbers_change_nothing(
 
 
 async def test_defect9_a_state_breaking_an_invariant_is_damaged_and_contained(
-        service: GameService, storage: Storage) -> None:
+        service: GameService, storage: AnyStorage) -> None:
     """RULES.md §9 (cubes on boards + in supply = 25): a state that breaks it is noticed on
     load; the game refuses with DamagedGame and can be rebuilt; another game plays on."""
     await started_game(service, 4, players=2, seed=4)
@@ -99,7 +98,7 @@ async def test_defect9_a_state_breaking_an_invariant_is_damaged_and_contained(
 
 
 async def test_defect9_damaged_settings_or_events_never_crash_other_commands(
-        service: GameService, storage: Storage) -> None:
+        service: GameService, storage: AnyStorage) -> None:
     await started_game(service, 6, players=2, seed=6)  # users 61, 62
     await service.create_game(7, 61, "Ann", seed=7)  # 61 plays in both games
     await service.join(7, 72, "Bob")
@@ -107,11 +106,10 @@ async def test_defect9_damaged_settings_or_events_never_crash_other_commands(
     info6 = await service.info(6)
     user, _ = await current_user(service, 6)
     await service.act(6, user, engine.EndTurn())
-    with sqlite3.connect(storage.path) as raw:
-        raw.execute("UPDATE games SET settings = '{\"reminder_hours\": -1}' WHERE id = ?",
-                    (info6.game_id,))
-        raw.execute("UPDATE moves SET events = 'not json' WHERE game_id = ?",
-                    (info6.game_id,))
+    await execute_raw(storage, "UPDATE games SET settings = '{\"reminder_hours\": -1}' "
+                      "WHERE id = ?", info6.game_id)
+    await execute_raw(storage, "UPDATE moves SET events = 'not json' WHERE game_id = ?",
+                      info6.game_id)
     with pytest.raises(DamagedGame):
         await service.status(6)
     # /mygames of a player of both games lists both, the damaged one as such
@@ -126,7 +124,7 @@ async def test_defect9_damaged_settings_or_events_never_crash_other_commands(
 
 
 async def test_defect10_a_kicked_player_cannot_rebuild_and_a_rebuild_keeps_the_deadline(
-        service: GameService, storage: Storage) -> None:
+        service: GameService, storage: AnyStorage) -> None:
     await started_game(service, 8, players=3, seed=8,
                        settings=GameSettings(deadline_hours=24))
     info, state = await service.snapshot(8)
@@ -135,8 +133,7 @@ async def test_defect10_a_kicked_player_cannot_rebuild_and_a_rebuild_keeps_the_d
     await service.kick(8, 81, other)
     async with storage.read() as q:
         (due,) = [t.due_at for t in await q.timers(info.game_id) if t.kind == "deadline"]
-    with sqlite3.connect(storage.path) as raw:
-        raw.execute("UPDATE games SET state = 'garbage' WHERE id = ?", (info.game_id,))
+    await execute_raw(storage, "UPDATE games SET state = 'garbage' WHERE id = ?", info.game_id)
     with pytest.raises(PermissionDenied):
         await service.rebuild(8, other)
     await service.rebuild(8, 81)
@@ -168,14 +165,14 @@ async def test_defect16_replays_for_board_move_run_off_the_event_loop(
 
 
 async def test_defect9_a_damaged_game_tells_its_channel_once_when_its_timers_come_due(
-        service: GameService, storage: Storage, clock: Any) -> None:
+        service: GameService, storage: AnyStorage, clock: Any) -> None:
     """Damaged settings used to make every due timer raise (retried every 10 minutes,
     forever); now the timers of a damaged game are dropped and the channel hears it once."""
     out = await started_game(service, 10, players=2, seed=10,
                              settings=GameSettings(reminder_hours=1, deadline_hours=4))
     assert out.game is not None
-    with sqlite3.connect(storage.path) as raw:
-        raw.execute("UPDATE games SET settings = 'garbage' WHERE id = ?", (out.game.game_id,))
+    await execute_raw(storage, "UPDATE games SET settings = 'garbage' WHERE id = ?",
+                      out.game.game_id)
     clock.now += 10 * 3600
     outs = [await service.fire_timer(t) for t in await service.due_timers()]
     said = [o for o in outs if o is not None]

@@ -4,13 +4,17 @@ run expired."""
 
 from __future__ import annotations
 
+import asyncio
+import random
+
 import pytest
 
 import engine
 from bot.service import GameService
-from bot.service.outbox import MAX_ATTEMPTS, Deliverer, Delivery, RetryLater
+from bot.service.outbox import CLAIM_FOR, MAX_ATTEMPTS, Deliverer, Delivery, RetryLater
 from bot.storage import Storage
-from tests.service.conftest import Clock, current_user, started_game
+from tests.pg.backend import AnyStorage, another
+from tests.service.conftest import Clock, current_user, random_move, started_game
 
 
 class Recorder:
@@ -90,3 +94,97 @@ async def test_late_rows_are_marked_and_replies_of_an_earlier_run_expire(
     async with storage.read() as q:
         row = await q.outbox_row(out.reply_row)
     assert row is not None and row.result == "expired"
+
+
+class SharedLog:
+    """Transports of several deliverers writing, in send order, to one list; each send
+    takes a moment (a real await), so that deliverers running together overlap."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, Delivery]] = []
+        self.chooser = random.Random(7)
+
+    def transport(self, name: str) -> Named:
+        return Named(self, name)
+
+
+class Named:
+    def __init__(self, log: SharedLog, name: str) -> None:
+        self.log, self.name = log, name
+        self.during_send: list[asyncio.Future[None]] = []
+
+    async def send(self, item: Delivery) -> str:
+        await asyncio.sleep(self.log.chooser.uniform(0, 0.004))
+        self.log.sent.append((self.name, item))
+        return "sent"
+
+
+async def games_with_rows(service: GameService, storage: AnyStorage,
+                          channels: range) -> list[int]:
+    """Started games with a few moves each; returns the ids of their unsent rows."""
+    chooser = random.Random(3)
+    for channel in channels:
+        await started_game(service, channel, players=3, seed=channel)
+        for _ in range(3):
+            await random_move(service, channel, chooser)
+    async with storage.read() as q:
+        return [r.id for r in await q.unsent(limit=10_000)]
+
+
+async def test_two_deliverers_on_one_database_send_every_row_once_in_order(
+        service: GameService, storage: AnyStorage, clock: Clock, backend: str) -> None:
+    """Two processes (two storage objects, each its own connections) deliver the same games
+    at the same moment, each draining and flushing every game: every row is sent once, and
+    each game's rows in row order (a game is claimed by one deliverer at a time)."""
+    rows = await games_with_rows(service, storage, range(1, 7))
+    assert len(rows) > 30
+    log = SharedLog()
+    second = await another(storage).open()
+    try:
+        one = Deliverer(storage, log.transport("one"), clock=clock)
+        two = Deliverer(second, log.transport("two"), clock=clock)
+        async with storage.read() as q:
+            game_ids = sorted({r.game_id for r in await q.unsent(limit=10_000)})
+        await asyncio.gather(one.drain(), two.drain(),
+                             *(d.flush(g) for g in reversed(game_ids) for d in (two, one)))
+    finally:
+        await second.close()
+    sent = [item.row_id for _, item in log.sent]
+    assert sorted(sent) == sorted(rows), "every row once, none twice"
+    for game_id in game_ids:
+        of_game = [item.row_id for _, item in log.sent if item.game_id == game_id]
+        assert of_game == sorted(of_game), f"game {game_id} out of order"
+    if backend == "postgresql":  # SQLite's busy wait lets one writer win most of the time
+        assert {name for name, _ in log.sent} == {"one", "two"}, "both took part"
+    assert await unsent(storage) == 0
+    async with storage.read() as q:
+        assert await q._all("SELECT game_id FROM outbox_claims") == [], "claims released"
+
+
+async def test_a_claim_left_by_a_dead_process_expires_and_a_stalled_deliverer_stops(
+        service: GameService, storage: AnyStorage, clock: Clock) -> None:
+    rows = await games_with_rows(service, storage, range(1, 2))
+    async with storage.read() as q:
+        (game_id,) = {r.game_id for r in await q.unsent()}
+    # a process claimed the game, then died: its claim holds the rows until it expires
+    async with storage.write() as tx:
+        assert await tx.claim_outbox(game_id, "dead", clock.now, clock.now + CLAIM_FOR)
+    log = SharedLog()
+    one = Deliverer(storage, log.transport("one"), clock=clock)
+    assert await one.flush(game_id, wait=0.1) == 0 and log.sent == []
+    clock.now += CLAIM_FOR
+    # now "one" delivers, but stalls past its claim on the first row, and "two" takes over
+    two = Deliverer(storage, log.transport("two"), clock=clock)
+    stalled = one.transport
+
+    async def stall(item: Delivery) -> str:
+        result = await Named.send(stalled, item)  # type: ignore[arg-type]
+        clock.now += CLAIM_FOR
+        assert await two._claim(game_id)
+        return result
+
+    stalled.send = stall  # type: ignore[method-assign]
+    assert await one.flush(game_id) == 1, "it stops once its claim is lost"
+    assert await two.flush(game_id) == len(rows) - 1
+    assert [item.row_id for _, item in log.sent] == rows
+    assert [name for name, _ in log.sent] == ["one"] + ["two"] * (len(rows) - 1)

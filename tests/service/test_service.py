@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-import sqlite3
 
 import pytest
 
@@ -32,6 +31,7 @@ from engine import (
     StaleState,
     Travel,
 )
+from tests.pg.backend import execute_raw
 
 from .conftest import Clock, current_user, random_move, started_game
 
@@ -272,9 +272,8 @@ async def test_a_damaged_row_is_contained_and_rebuilt(service: GameService,
     for _ in range(12):
         await random_move(service, 20, chooser)
     info, good = await service.snapshot(20)
-    with sqlite3.connect(storage.path) as raw:
-        raw.execute("UPDATE games SET state = ? WHERE id = ?",
-                    ('{"schema_version": 1, "round": 99}', info.game_id))
+    await execute_raw(storage, "UPDATE games SET state = ? WHERE id = ?",
+                      '{"schema_version": 1, "round": 99}', info.game_id)
     for call in (service.status(20), service.hand(20, 201),
                  service.act(20, 201, EndTurn()), service.undo(20, 201)):
         with pytest.raises(DamagedGame, match="damaged"):

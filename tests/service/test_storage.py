@@ -1,4 +1,5 @@
-"""Storage: migrations, WAL, and a round trip of every table on a real SQLite file."""
+"""Storage: migrations, WAL, and a round trip of every table on a real SQLite file (and, for
+the tests on the ``storage`` fixture, on PostgreSQL: tests/pg/backend.py)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import pytest
 
 from bot.storage import DB_FILENAME, MIGRATIONS, SCHEMA_VERSION, SeatRow, Storage
 from engine import StaleState
+from tests.pg.backend import INTEGRITY_ERRORS
 
 
 async def test_migrations_from_an_empty_file(tmp_path: Path) -> None:
@@ -105,7 +107,7 @@ async def test_stale_version_and_duplicate_log_entry_are_refused(storage: Storag
     async with storage.write() as tx:
         await tx.append_move(game_id=gid, seq=1, version=2, seat=0, user_id=1, kind="action",
                              action="{}", events="[]", step=1, now=1.0)
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(INTEGRITY_ERRORS):
         async with storage.write() as tx:
             await tx.append_move(game_id=gid, seq=1, version=3, seat=0, user_id=1,
                                  kind="action", action="{}", events="[]", step=1, now=1.0)
@@ -117,7 +119,62 @@ async def test_one_live_game_per_channel(storage: Storage) -> None:
     async with storage.write() as tx:
         await tx.insert_game(guild_id=1, channel_id=9, creator_id=1, settings="{}", seed=1,
                              now=0.0)
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(INTEGRITY_ERRORS):
         async with storage.write() as tx:
             await tx.insert_game(guild_id=1, channel_id=9, creator_id=2, settings="{}", seed=2,
                                  now=0.0)
+
+
+async def test_round_trip_of_the_outbox_notices_previews_and_turn_timing(
+        storage: Storage) -> None:
+    """Migration 3's tables and the methods the service's outbox uses, on both backends."""
+    async with storage.write() as tx:
+        gid = await tx.insert_game(guild_id=1, channel_id=31, creator_id=1, settings="{}",
+                                   seed=1, now=5.0)
+        await tx.set_turn_timing(gid, {"turn": "1:0", "deadline": 90.5})
+        first = await tx.add_outbox(game_id=gid, kind="post", user_id=None, body='{"t":1}',
+                                    now=6.0)
+        second = await tx.add_outbox(game_id=gid, kind="ping", user_id=2 ** 60, body="{}",
+                                     now=6.5)
+        assert await tx.notice_once(gid, 7, "dm_closed", 6.0) is True
+        assert await tx.notice_once(gid, 7, "dm_closed", 7.0) is False
+        await tx.add_pending_move(key="k" * 16, game_id=gid, version=1, user_id=7,
+                                  line="end", now=6.0)
+    assert second > first
+    async with storage.read() as q:
+        game = await q.game(gid)
+        assert game is not None and game.turn_timing is not None
+        assert game.turn_timing.replace(" ", "") == '{"turn":"1:0","deadline":90.5}'
+        rows = await q.unsent(gid)
+        assert [(r.id, r.kind, r.user_id, r.body, r.created_at, r.next_at, r.attempts,
+                 r.sent_at) for r in rows] == [
+            (first, "post", None, '{"t":1}', 6.0, 6.0, 0, None),
+            (second, "ping", 2 ** 60, "{}", 6.5, 6.5, 0, None)]
+        assert [r.id for r in await q.unsent()] == [first, second]
+        pending = await q.pending_move("k" * 16)
+        assert pending is not None
+        assert (pending.game_id, pending.version, pending.user_id, pending.line,
+                pending.state) == (gid, 1, 7, "end", "open")
+    async with storage.write() as tx:
+        await tx.retry_later(first, 20.0, "retry: 503")
+        assert await tx.set_pending_state("k" * 16, "open", "confirmed") is True
+        assert await tx.set_pending_state("k" * 16, "open", "cancelled") is False
+        await tx.forget_notice(gid, 7, "dm_closed")
+        await tx.set_turn_timing(gid, None)
+    async with storage.write() as tx:
+        assert await tx.notice_once(gid, 7, "dm_closed", 8.0) is True
+        await tx.mark_sent(first, 21.0, "sent")
+        await tx.mark_sent(second, 22.0, "late sent")
+    async with storage.read() as q:
+        row = await q.outbox_row(first)
+        assert row is not None
+        assert (row.attempts, row.next_at, row.sent_at, row.result) == (2, 20.0, 21.0, "sent")
+        assert await q.unsent() == []
+        assert (await q.game(gid)).turn_timing is None  # type: ignore[union-attr]
+        assert (await q.pending_move("k" * 16)).state == "confirmed"  # type: ignore[union-attr]
+    async with storage.write() as tx:
+        assert await tx.prune_outbox(21.5) == 1  # the row sent at 21.0; previews before 21.5
+    async with storage.read() as q:
+        assert await q.outbox_row(first) is None
+        assert await q.outbox_row(second) is not None
+        assert await q.pending_move("k" * 16) is None

@@ -1,0 +1,99 @@
+"""Both storage backends for the tests: SQLite in a temporary folder, and PostgreSQL in a
+fresh schema of the server named by ``KHRONOS_TEST_DATABASE_URL``.
+
+Without that variable the PostgreSQL cases skip with a reason; with it, a server that does not
+answer fails them (CI sets it: ``.ci/run`` starts a throwaway server)."""
+
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+import pytest
+
+from bot.storage import Storage
+from bot.storage_pg import PgStorage
+
+PG_URL = os.environ.get("KHRONOS_TEST_DATABASE_URL") or None
+NO_PG = "KHRONOS_TEST_DATABASE_URL is not set (.ci/run starts a PostgreSQL server and sets it)"
+
+needs_pg = pytest.mark.skipif(PG_URL is None, reason=NO_PG)
+
+# the `backend` parameter of fixtures: SQLite always, PostgreSQL when a server is given
+BACKENDS = ["sqlite", pytest.param("postgresql", marks=needs_pg)]
+
+AnyStorage = Storage | PgStorage
+
+
+async def pg_connect() -> asyncpg.Connection:
+    """A plain connection to the test server; a server that does not answer fails the test."""
+    assert PG_URL is not None
+    try:
+        return await asyncpg.connect(PG_URL, timeout=10)
+    except (OSError, asyncpg.PostgresError, TimeoutError) as exc:
+        pytest.fail(f"KHRONOS_TEST_DATABASE_URL is set but the server does not answer: {exc}")
+
+
+@asynccontextmanager
+async def pg_schema() -> AsyncIterator[str]:
+    """A new empty schema, dropped with everything in it at the end."""
+    name = f"t_{uuid.uuid4().hex[:16]}"
+    conn = await pg_connect()
+    try:
+        await conn.execute(f"CREATE SCHEMA {name}")
+        yield name
+    finally:
+        await conn.execute(f"DROP SCHEMA IF EXISTS {name} CASCADE")
+        await conn.close()
+
+
+@asynccontextmanager
+async def new_storage(backend: str, tmp_path: Path) -> AsyncIterator[AnyStorage]:
+    """An opened, empty storage of that backend."""
+    if backend == "sqlite":
+        async with Storage.in_dir(tmp_path / "data") as s:
+            yield s
+        return
+    assert PG_URL is not None
+    async with pg_schema() as schema:
+        s = PgStorage(PG_URL, schema=schema)
+        await s.open()
+        try:
+            yield s
+        finally:
+            await s.close()
+
+
+def another(storage: AnyStorage) -> AnyStorage:
+    """A second storage object (its own connections) on the same database, not yet opened:
+    as a second process would see it."""
+    if isinstance(storage, PgStorage):
+        return PgStorage(storage.url, schema=storage.schema)
+    return Storage(storage.path)
+
+
+async def execute_raw(storage: AnyStorage, sql: str, *args: Any) -> None:
+    """Run one statement (``?`` placeholders) behind the storage's back, as damage would."""
+    if isinstance(storage, PgStorage):
+        numbered = iter(range(1, len(args) + 1))
+        pg_sql = re.sub(r"\?", lambda _: f"${next(numbered)}", sql)
+        conn = await pg_connect()
+        try:
+            await conn.execute(f"SET search_path TO {storage.schema}")
+            await conn.execute(pg_sql, *args)
+        finally:
+            await conn.close()
+        return
+    with sqlite3.connect(storage.path) as raw:
+        raw.execute(sql, args)
+
+
+# what a broken uniqueness rule raises, per backend
+INTEGRITY_ERRORS = (sqlite3.IntegrityError, asyncpg.IntegrityConstraintViolationError)

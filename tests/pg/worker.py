@@ -1,0 +1,107 @@
+"""One bot process in the multi-process tests (tests/pg/test_processes.py): a GameService on
+the PostgreSQL schema named on the command line.
+
+``play``: act in channel 1 until the game reaches ``--until`` moves, each time the move that
+``Random(step)`` picks for the current state, so that every worker tries the same move at the
+same moment (a double click across processes); prints ``applied VERSION`` for each move it
+committed. With ``--kill-at K`` it kills itself (SIGKILL) inside its K-th commit that stores a
+move, after the statements and before COMMIT, holding the game's lock for ``--hold`` seconds
+first (the other processes queue behind it).
+
+``timers``: with the clock at ``--now``, fire every due timer until none is due, printing
+``fired TIMER GAME DEADLINE`` for each one that had something to say (DEADLINE: 1 if it
+played a deadline)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import signal
+from typing import Any
+
+from bot.service import GameService
+from bot.storage_pg import PgStorage, PgTx
+from engine import EngineError
+from engine.random_player import random_action
+
+
+async def _append_and_mark(self: PgTx, **fields: Any) -> None:
+    await _append_move(self, **fields)
+    self.appended = True  # type: ignore[attr-defined]
+
+
+_append_move = PgTx.append_move
+PgTx.append_move = _append_and_mark  # type: ignore[method-assign]
+
+
+class KillingStorage(PgStorage):
+    kill_at: int | None = None
+    hold = 0.0
+    commits = 0
+
+    async def _commit(self, tr: Any, tx: PgTx) -> None:
+        # count the commits that store a move (not the other writes of a bot, such as
+        # marking messages delivered)
+        moved = bool(getattr(tx, "appended", False))
+        self.commits += moved
+        if moved and self.commits == self.kill_at:
+            await asyncio.sleep(self.hold)
+            os.kill(os.getpid(), signal.SIGKILL)
+        await super()._commit(tr, tx)
+
+
+async def play(service: GameService, until: int) -> None:
+    while True:
+        info, state = await service.snapshot(1)
+        if state.over or state.step >= until:
+            return
+        seat, action = random_action(state, random.Random(state.step))
+        user = info.user_of(seat)
+        assert user is not None
+        try:
+            out = await service.act(1, user, action, expect_version=info.version)
+        except EngineError:
+            continue  # another process played it first (stale, or not your turn)
+        assert out.game is not None
+        print(f"applied {out.game.version}", flush=True)
+
+
+async def timers(service: GameService) -> None:
+    while ids := await service.due_timers():
+        for timer_id in ids:
+            out = await service.fire_timer(timer_id)
+            if out is not None and out.game is not None:
+                deadline = any(p.text.startswith("Time is up") for p in out.public)
+                print(f"fired {timer_id} {out.game.game_id} {int(deadline)}", flush=True)
+
+
+async def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("url")
+    ap.add_argument("schema")
+    ap.add_argument("mode", choices=["play", "timers"])
+    ap.add_argument("--until", type=int, default=40)
+    ap.add_argument("--kill-at", type=int, default=None)
+    ap.add_argument("--hold", type=float, default=0.0)
+    ap.add_argument("--now", type=float, default=None)
+    args = ap.parse_args()
+    storage = KillingStorage(args.url, schema=args.schema, max_size=4)
+    storage.kill_at = args.kill_at
+    storage.hold = args.hold
+    await storage.open()
+    now = args.now
+    service = (GameService(storage) if now is None
+               else GameService(storage, clock=lambda: now))
+    try:
+        if args.mode == "play":
+            await play(service, args.until)
+        else:
+            await timers(service)
+    finally:
+        await storage.close()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
