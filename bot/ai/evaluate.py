@@ -1,0 +1,216 @@
+"""How good a position is for a seat: Ecus now plus the income its domains promise (R46-R49).
+
+The computer players judge positions with this one function. It reads only what every player
+sees (boards, Ecus, adventurers, the round), so it is the same on every sampled hidden hand.
+Domains are computed here from the tiles, independently of the engine's internals, over the
+public ``engine`` surface only; ``tests/ai`` checks the income figures against ``engine.income``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from engine import BUILDINGS, PRINTED_HAMLETS, Age, Family, GameState
+from engine.state import Board
+
+COLS = 20
+ROWS = 16
+INCOME_ROUNDS = (4, 7)
+ROUNDS = 7
+
+# Weights of the evaluation (docs/ai.md explains each).
+NEXT_INCOME_WEIGHT = 1.0  # the next income this seat will collect
+LATER_INCOME_WEIGHT = 0.6  # the one after (round 7 seen from rounds 1-4): boards will change
+CONTROL_BONUS = 0.4  # per domain whose top it holds on Might/Faith, per income to come
+WIN_BONUS = 50.0  # a finished game: winning is what counts
+LEADER_SHARE = 0.5  # multi-player: weight of the strongest rival against the rivals' mean
+# ``careful`` evaluation (normal level): how much of a domain's income is counted as safe
+TOP_SAFETY = {1: 0.5, 2: 0.8, 3: 1.0}  # by the value of the controlling top building
+MAJORITY_SAFETY = {0: 0.6, 1: 0.8, 2: 1.0}  # Reason: by the lead in cubes (0: shared lead)
+
+
+def _cells(at: int, size: int) -> tuple[int, ...]:
+    row, col = divmod(at, COLS)
+    return tuple((row + dr) * COLS + col + dc for dr in range(size) for dc in range(size))
+
+
+@dataclass
+class _Domain:
+    civil: int = 0  # R47/R48: sum of civil values (a printed hamlet counts 1)
+    worth: int = 0  # R49: sum of military and religious values (ruins at ruin value)
+    top: dict[Family, tuple[int, int, int | None]] = field(default_factory=dict)
+    # family -> (highest value, how many hold it, owner of one of them)
+    cubes: dict[int, int] = field(default_factory=dict)  # R49: seat -> cubes on civil buildings
+
+
+def domains(board: Board) -> list[_Domain]:
+    """The domains of one board (R19), with what income needs to know of each."""
+    grid: dict[int, int] = {}
+    # each building: (family, value, owner, income value, cubes by seat)
+    items: list[tuple[Family, int, int | None, int, list[int]]] = []
+    for t in board.tiles:
+        spec = BUILDINGS[t.type]
+        n = len(items)
+        for c in _cells(t.at, spec.size):
+            grid[c] = n
+        worth = spec.ruin_value if t.ruin else spec.value
+        items.append((spec.family, spec.value, t.owner, worth, list(t.cubes)))
+    for sq in PRINTED_HAMLETS:
+        if sq not in grid:
+            grid[sq] = len(items)
+            seat = board.hamlet_cubes.get(sq)
+            items.append((Family.CIVIL, 1, None, 1, [] if seat is None else [seat]))
+    parent = list(range(len(items)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for c, i in grid.items():
+        row, col = divmod(c, COLS)
+        for n in (c + 1 if col + 1 < COLS else -1, c + COLS if row + 1 < ROWS else -1):
+            j = grid.get(n)
+            if j is not None and j != i:
+                a, b = find(i), find(j)
+                if a != b:
+                    parent[a] = b
+    out: dict[int, _Domain] = {}
+    for i, (fam, value, owner, worth, cubes) in enumerate(items):
+        dom = out.setdefault(find(i), _Domain())
+        if fam is Family.CIVIL:
+            dom.civil += value
+            for s in cubes:
+                dom.cubes[s] = dom.cubes.get(s, 0) + 1
+        else:
+            dom.worth += worth
+            top = dom.top.get(fam)
+            if top is None or value > top[0]:
+                dom.top[fam] = (value, 1, owner)
+            elif value == top[0]:
+                dom.top[fam] = (value, top[1] + 1, owner)
+    return list(out.values())
+
+
+_CACHE: dict[tuple[object, ...], tuple[list[float], list[int]]] = {}
+_CACHE_MAX = 50_000
+
+
+def board_incomes(
+    board: Board, players: int, careful: bool = False
+) -> tuple[list[float], list[int]]:
+    """``_board_incomes``, remembered by the board's contents (a search meets the same board
+    again and again: most moves change one board or two)."""
+    key = (
+        board.age,
+        players,
+        careful,
+        tuple((t.type, t.at, t.owner, t.ruin, tuple(t.cubes)) for t in board.tiles),
+        tuple(board.hamlet_cubes.items()),
+    )
+    found = _CACHE.get(key)
+    if found is None:
+        if len(_CACHE) >= _CACHE_MAX:
+            _CACHE.clear()
+        found = _CACHE[key] = _board_incomes(board, players, careful)
+    return found
+
+
+def _board_incomes(
+    board: Board, players: int, careful: bool = False
+) -> tuple[list[float], list[int]]:
+    """Per seat: the income an adventurer on ``board`` would collect now (R47-R49), and the
+    number of domains whose top (military on Might, religious on Faith) the seat holds.
+
+    ``careful`` discounts what a rival can easily take: a domain held by a low top (a rival
+    overtakes it with a higher building) or a cube majority by one cube."""
+    income = [0.0] * players
+    control = [0] * players
+    fam = Family.MILITARY if board.age is Age.MIGHT else Family.RELIGIOUS
+    for dom in domains(board):
+        if board.age is Age.REASON:
+            if dom.cubes and dom.worth:
+                counts = sorted(dom.cubes.values(), reverse=True)
+                best = counts[0]
+                lead = best - (counts[1] if len(counts) > 1 else 0)
+                share = MAJORITY_SAFETY[min(lead, 2)] if careful else 1.0
+                for s, k in dom.cubes.items():
+                    if k == best:
+                        income[s] += dom.worth * share
+            continue
+        top = dom.top.get(fam)
+        if top is not None and top[1] == 1 and top[2] is not None:
+            share = TOP_SAFETY[top[0]] if careful else 1.0
+            income[top[2]] += dom.civil * share
+            control[top[2]] += 1
+    return income, control
+
+
+def incomes_to_come(state: GameState, seat: int) -> int:
+    """How many income phases (R46) ``seat`` will still reach, counting this turn's own."""
+    n = len(state.players)
+    done_this_round = (seat - state.first_seat) % n < (state.turn - state.first_seat) % n
+    return sum(
+        1 for r in INCOME_ROUNDS if r > state.round or (r == state.round and not done_this_round)
+    )
+
+
+def best_placement(income: Sequence[float], at: Sequence[Age]) -> float:
+    """The best two boards for the adventurers: their ``income`` less 1 Ecu per adventurer that
+    must travel (R13) to get there (paid once, whatever the number of incomes to come)."""
+    best = 0.0
+    ages = list(Age)
+    for i, a in enumerate(ages):
+        for b in ages[i:]:
+            want = [a, b]
+            for w in at:
+                if w in want:
+                    want.remove(w)
+            gain = income[a] + (income[b] if b is not a else 0) - len(want)
+            best = max(best, gain)
+    return best
+
+
+def seat_values(state: GameState, careful: bool = False) -> list[float]:
+    """Each seat's worth in Ecus: what it has plus the income to come, discounted."""
+    n = len(state.players)
+    if state.over:
+        return [float(p.ecus) for p in state.players]
+    per_board = [board_incomes(b, n, careful) for b in state.boards]
+    out: list[float] = []
+    for p in state.players:
+        seat = p.seat
+        left = incomes_to_come(state, seat)
+        value = float(p.ecus)
+        if left:
+            weight = NEXT_INCOME_WEIGHT + LATER_INCOME_WEIGHT * (left - 1)
+            income = [
+                weight * (per_board[a][0][seat] + CONTROL_BONUS * per_board[a][1][seat])
+                for a in Age
+            ]
+            value += best_placement(income, p.adventurers)
+        out.append(value)
+    return out
+
+
+def relative(values: Sequence[float], seat: int) -> float:
+    """``seat``'s value against its rivals: against the one rival in two-player games, against a
+    blend of the strongest rival and the rivals' mean with more players."""
+    rivals = [v for s, v in enumerate(values) if s != seat]
+    if not rivals:
+        return values[seat]
+    other = LEADER_SHARE * max(rivals) + (1 - LEADER_SHARE) * sum(rivals) / len(rivals)
+    return values[seat] - other
+
+
+def evaluate(state: GameState, seat: int, careful: bool = False) -> float:
+    """The score the computer players maximise for ``seat`` (higher is better)."""
+    values = seat_values(state, careful)
+    score = relative(values, seat)
+    if state.over:
+        best = max(values)
+        if values[seat] == best:
+            score += WIN_BONUS / sum(1 for v in values if v == best)
+    return score

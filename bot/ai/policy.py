@@ -1,0 +1,487 @@
+"""The computer players' decisions: ``random``, ``easy`` (one step, best immediate gain) and
+``normal`` (its whole turn searched, then the rivals' replies sampled), plus R37 answers.
+
+Everything here works on a ``PlayerView`` and on states sampled from it (``determinize``):
+nothing reads another hand or the deck order. The engine is used only through its public
+surface (``construct_options``, ``upgrade_options``, ``check``, ``apply``, ``legal_actions``).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from engine import (
+    BUILDINGS,
+    PRINTED_HAMLETS,
+    Action,
+    Age,
+    BuildingType,
+    Choose,
+    Construct,
+    Demolish,
+    EndTurn,
+    EngineError,
+    GameState,
+    PlayerView,
+    Populate,
+    Renovate,
+    Travel,
+    Upgrade,
+    apply,
+    check,
+    construct_options,
+    current_seat,
+    legal_actions,
+    parse_square,
+    player_view,
+    square_name,
+    upgrade_options,
+)
+
+from .determinize import sample_state
+from .evaluate import COLS, ROWS, evaluate
+
+# --- knobs (docs/ai.md) ----------------------------------------------------------------------
+SQUARES_NEAR = 4  # construct squares kept per (board, building) that touch a domain
+SQUARES_APART = 1  # ... and that touch nothing (a new domain)
+SHORTLIST = 3  # whole-turn plans ``normal`` weighs against the rivals' replies
+BEAM = (6, 3, 2)  # positions kept per level of ``normal``'s search of its own turn (then 2)
+REPLY_WEIGHT = 0.5  # share of the replies in a plan's value (the rest: its end-of-turn score)
+REPLY_STEPS = 1  # steps each rival plays in ``normal``'s replies before ending its turn
+PLAN_SHARE = 0.5  # part of ``normal``'s time budget for searching its own turn
+TURN_STEPS = 8  # actions planned in one turn, at most, before ending it
+GAIN_EPSILON = 1e-6
+
+
+class Level(StrEnum):
+    """How well a computer seat plays."""
+
+    RANDOM = "random"  # uniform over the legal actions: a baseline for the benchmark
+    EASY = "easy"
+    NORMAL = "normal"
+
+
+# --- candidate actions -----------------------------------------------------------------------
+
+
+def _occupied(state: GameState, age: Age) -> set[int]:
+    board = state.boards[age]
+    cells: set[int] = set()
+    for t in board.tiles:
+        size = BUILDINGS[t.type].size
+        row, col = divmod(t.at, COLS)
+        cells.update((row + r) * COLS + col + c for r in range(size) for c in range(size))
+    cells.update(PRINTED_HAMLETS)
+    return cells
+
+
+def _contacts(at: int, size: int, occupied: set[int]) -> int:
+    """Occupied squares along the footprint's sides (R19: domains join through sides)."""
+    row, col = divmod(at, COLS)
+    n = 0
+    for i in range(size):
+        for r, c in ((row - 1, col + i), (row + size, col + i), (row + i, col - 1),
+                     (row + i, col + size)):
+            if 0 <= r < ROWS and 0 <= c < COLS and r * COLS + c in occupied:
+                n += 1
+    return n
+
+
+def _is_legal(state: GameState, seat: int, action: Action) -> bool:
+    try:
+        check(state, seat, action)
+    except EngineError:
+        return False
+    return True
+
+
+def _room(state: GameState, seat: int, age: Age) -> int:
+    """Cards the seat may still play on ``age`` this turn (R14)."""
+    p = state.players[seat]
+    return sum(2 - used for where, used in zip(p.adventurers, p.used, strict=True) if where is age)
+
+
+def candidates(state: GameState, seat: int) -> list[Action]:
+    """The legal actions worth weighing, in a stable order.
+
+    Built from the engine's cheap queries (``construct_options``, ``upgrade_options``) and
+    ``check``, not from the full ``legal_actions`` list, which spells out every way to pay.
+    Left out: exchanges and Hold'em swaps (a gamble the evaluation cannot price), discards at
+    the end of the turn, alternative ways to pay a terrain surcharge (the engine's default
+    payment is kept), and most construct squares: per board and building, the few that touch
+    the most buildings and the cheapest one that touches none."""
+    if state.pending is not None:
+        return [Choose(option=i) for i in range(len(state.pending.options))]
+    player = state.players[seat]
+    hand = player.hand
+    out: list[Action] = []
+    for age in (Age.MIGHT, Age.FAITH):
+        room = _room(state, seat, age)
+        if room == 0:
+            continue
+        occupied: set[int] | None = None
+        for btype in BuildingType:
+            spec = BUILDINGS[btype]
+            if hand.count(spec.family) < spec.value or spec.value > room:
+                continue
+            options = construct_options(state, seat, age, btype)
+            if not options:
+                continue
+            if occupied is None:
+                occupied = _occupied(state, age)
+            ranked = []
+            for o in options:
+                at = parse_square(o.square)
+                ranked.append((_contacts(at, spec.size, occupied), o.extra, at, o.square))
+            near = sorted((r for r in ranked if r[0] > 0), key=lambda r: (r[1], -r[0], r[2]))
+            apart = sorted((r for r in ranked if r[0] == 0), key=lambda r: (r[1], r[2]))
+            for r in near[:SQUARES_NEAR] + apart[:SQUARES_APART]:
+                out.append(Construct(age=age, building=btype, square=r[3]))
+        for square, to, option in upgrade_options(state, seat, age):
+            out.append(Upgrade(age=age, square=square, to=to, at=option.square))
+        for t in state.boards[age].tiles:
+            if BUILDINGS[t.type].size == 1 and BUILDINGS[t.type].family in hand:
+                demolish = Demolish(age=age, square=square_name(t.at))
+                if _is_legal(state, seat, demolish):
+                    out.append(demolish)
+    if _room(state, seat, Age.REASON):
+        reason = state.boards[Age.REASON]
+        squares = [square_name(t.at) for t in reason.tiles]
+        squares += [square_name(sq) for sq in PRINTED_HAMLETS]
+        for square in squares:
+            for count in (1, 2):
+                for action in (Populate(square=square, count=count),
+                               Renovate(square=square, cards=count)):
+                    if _is_legal(state, seat, action):
+                        out.append(action)
+    if player.ecus >= 1:
+        adv, used = player.adventurers, player.used
+        for i, where in enumerate(adv):
+            twin = i == 1 and adv[0] is where and used[0] == used[1]
+            for dest in Age:
+                if dest is not where and not twin:
+                    out.append(Travel(to=dest, adventurer=i))
+    out.append(EndTurn())
+    return out
+
+
+def _board_of(action: Action) -> Age | None:
+    match action:
+        case Construct() | Upgrade() | Demolish():
+            return action.age
+        case Populate() | Renovate():
+            return Age.REASON
+        case _:
+            return None
+
+
+# --- steps: one action, or a travel and what it is for ---------------------------------------
+
+
+@dataclass
+class Step:
+    actions: list[Action]
+    state: GameState
+    score: float
+
+
+def _resolve_choices(state: GameState) -> GameState:
+    """Inside a simulation, pending R37 choices take their default (any seat)."""
+    while state.pending is not None:
+        state, _ = apply(state, state.pending.seat, Choose(option=state.pending.default))
+    return state
+
+
+def _play(state: GameState, seat: int, action: Action) -> GameState:
+    new, _ = apply(state, seat, action)
+    return _resolve_choices(new)
+
+
+def steps(state: GameState, seat: int, careful: bool = False) -> list[Step]:
+    """Every candidate step from ``state`` with the position it leads to, scored for ``seat``.
+
+    A travel alone gains nothing, so it is weighed together with what it enables: a card action
+    on the board it reaches, or the end of the turn (income is collected where the adventurers
+    stand, R46)."""
+    out: list[Step] = []
+    for action in candidates(state, seat):
+        if isinstance(action, Travel):
+            moved = _play(state, seat, action)
+            for follow in candidates(moved, seat):
+                if isinstance(follow, EndTurn) or _board_of(follow) is action.to:
+                    after = _play(moved, seat, follow)
+                    out.append(Step([action, follow], after, evaluate(after, seat, careful)))
+            continue
+        after = _play(state, seat, action)
+        out.append(Step([action], after, evaluate(after, seat, careful)))
+    return out
+
+
+def best_step(state: GameState, seat: int) -> Step:
+    """The step with the best evaluation; ending the turn wins ties (no pointless moves)."""
+    options = steps(state, seat)
+    end = next(s for s in options if isinstance(s.actions[0], EndTurn))
+    best = max(options, key=lambda s: s.score)
+    return best if best.score > end.score + GAIN_EPSILON else end
+
+
+def finish_turn(
+    state: GameState, seat: int, limit: int = TURN_STEPS
+) -> tuple[GameState, list[Action]]:
+    """Play ``seat``'s turn to its end with the easy policy; returns the state and the actions."""
+    done: list[Action] = []
+    while not state.over and state.turn == seat and current_seat(state) == seat:
+        if len(done) >= limit:
+            step = Step([EndTurn()], _play(state, seat, EndTurn()), 0.0)
+        else:
+            step = best_step(state, seat)
+        for action in step.actions:
+            state = _play(state, seat, action)
+            done.append(action)
+            if state.turn != seat or state.over:
+                break
+    return state, done
+
+
+# --- R37 answers -----------------------------------------------------------------------------
+
+
+def answer_choice(view: PlayerView) -> Choose:
+    """R37: which building is downsized (R32/R36) or where a downsized tile sits (R33).
+
+    Downsizing: spare its own buildings; among the rivals', hit the richest rival's most
+    valuable one. Placement: the R37 default, which keeps the tile in the largest domain."""
+    pending = view.pending
+    assert pending is not None
+    if pending.kind != "downsize_which":
+        return Choose(option=pending.default)
+    board = view.boards[pending.age]
+    ecus = {p.seat: p.ecus for p in view.players}
+    best, best_key = pending.default, None
+    for i, option in enumerate(pending.options):
+        tile = board.tile(option.tile_id) if option.tile_id is not None else None
+        if tile is None:
+            continue
+        mine = tile.owner == view.seat
+        rival = -1 if tile.owner is None else ecus.get(tile.owner, 0)
+        key = (not mine, rival, BUILDINGS[tile.type].value, -i)
+        if best_key is None or key > best_key:
+            best, best_key = i, key
+    return Choose(option=best)
+
+
+# --- the levels ------------------------------------------------------------------------------
+
+
+def choose_random(view: PlayerView, chooser: random.Random) -> Action:
+    state = sample_state(view, chooser)
+    if view.pending is not None:
+        return Choose(option=chooser.randrange(len(view.pending.options)))
+    return chooser.choice(legal_actions(state, view.seat))
+
+
+def choose_easy(view: PlayerView, chooser: random.Random) -> Action:
+    """One step ahead: the action (or travel and action) that raises the evaluation most."""
+    if view.pending is not None:
+        return answer_choice(view)
+    state = sample_state(view, chooser)
+    return best_step(state, view.seat).actions[0]
+
+
+# --- normal: the turn searched, then the replies ---------------------------------------------
+
+
+def fingerprint(view: PlayerView) -> str:
+    """What a decision depends on, without tile ids (a sampled state numbers new tiles its own
+    way): equal fingerprints, equal positions for the seat."""
+    boards = [
+        (
+            sorted((t.type, t.at, t.owner, t.ruin, t.marker, sorted(t.cubes)) for t in b.tiles),
+            sorted(b.hamlet_cubes.items()),
+        )
+        for b in view.boards
+    ]
+    players = [(p.ecus, p.cubes, p.adventurers, p.used, p.hand_count) for p in view.players]
+    return repr(
+        (view.seat, view.step, view.round, view.turn, view.hand, view.reserve, view.stock,
+         view.draw_count, view.discard_count, view.turn_state, boards, players)
+    )
+
+
+def _position_key(state: GameState, seat: int) -> str:
+    """``fingerprint`` of a sampled state during the search, without building the view."""
+    boards = [
+        sorted((t.type, t.at, t.owner, t.ruin, t.marker, sorted(t.cubes)) for t in b.tiles)
+        for b in state.boards
+    ]
+    players = [(p.ecus, p.cubes, p.adventurers, p.used, len(p.hand)) for p in state.players]
+    return repr((state.players[seat].hand, state.turn_state, boards, players))
+
+
+@dataclass
+class Plan:
+    """A whole turn: its actions, the position after it (on one sample), and its score."""
+
+    actions: list[Action]
+    state: GameState
+    score: float
+    replies: list[float] = field(default_factory=list)
+
+    @property
+    def value(self) -> float:
+        """The score at the end of the turn, blended with the mean score after the rivals'
+        replies when there are any (``REPLY_WEIGHT``)."""
+        if not self.replies:
+            return self.score
+        after = sum(self.replies) / len(self.replies)
+        return (1 - REPLY_WEIGHT) * self.score + REPLY_WEIGHT * after
+
+
+def _turn_over(state: GameState, seat: int) -> bool:
+    return state.over or state.turn != seat
+
+
+def plan_turns(
+    state: GameState, seat: int, beam: tuple[int, ...], deadline: float
+) -> list[Plan]:
+    """Beam search over ``seat``'s action sequences to the end of its turn; best first.
+
+    Level ``d`` expands the ``beam[d]`` best unfinished positions by every step; positions reached
+    by the same actions in another order are kept once. When time runs out, the unfinished
+    positions end their turn where they stand."""
+    frontier: list[Plan] = [Plan([], state, evaluate(state, seat, True))]
+    done: list[Plan] = []
+    for depth in range(TURN_STEPS):
+        children: dict[str, Plan] = {}
+        for plan in frontier:
+            for step in steps(plan.state, seat, careful=True):
+                child = Plan(plan.actions + step.actions, step.state, step.score)
+                if _turn_over(step.state, seat):
+                    done.append(child)
+                    continue
+                key = _position_key(step.state, seat)
+                if key not in children or children[key].score < child.score:
+                    children[key] = child
+            if time.perf_counter() > deadline:
+                break
+        width = beam[min(depth, len(beam) - 1)]
+        frontier = sorted(children.values(), key=lambda p: -p.score)[:width]
+        if not frontier or time.perf_counter() > deadline:
+            break
+    for plan in frontier:  # out of depth or time: end the turn here
+        after = _play(plan.state, seat, EndTurn())
+        done.append(Plan([*plan.actions, EndTurn()], after, evaluate(after, seat, True)))
+    return sorted(done, key=lambda p: -p.score)
+
+
+def _replies(state: GameState, seat: int, moves: int) -> GameState:
+    """The rivals' replies: each in turn plays its ``moves`` best steps (easy policy), then ends
+    its turn, until ``seat`` is to play again."""
+    while not state.over and state.turn != seat:
+        rival = state.turn
+        for _ in range(moves):
+            step = best_step(state, rival)
+            for action in step.actions:
+                state = _play(state, rival, action)
+            if _turn_over(state, rival):
+                break
+        if not _turn_over(state, rival):
+            state = _play(state, rival, EndTurn())
+    return state
+
+
+# Rest of the chosen turn, keyed by the fingerprint of the view expected before each action: a
+# later decision of the same turn that finds its position here plays on without searching again.
+_PLANNED: dict[str, Action] = {}
+_PLANNED_MAX = 256
+
+
+def forget_plans() -> None:
+    """Drop the remembered turn plans (the next decision searches from scratch)."""
+    _PLANNED.clear()
+
+
+def _remember(view: PlayerView, plan: Plan, chooser: random.Random) -> None:
+    """Store the plan's later actions under the views they expect; stop at anything random (a
+    card drawn) or a pending choice, where the next decision must look again."""
+    if len(_PLANNED) > _PLANNED_MAX:
+        _PLANNED.clear()
+    state = sample_state(view, chooser)
+    for action, nxt in zip(plan.actions, plan.actions[1:], strict=False):
+        if isinstance(action, EndTurn):
+            break
+        state, _ = apply(state, view.seat, action)
+        if state.pending is not None or state.turn != view.seat:
+            break
+        _PLANNED[fingerprint(player_view(state, view.seat))] = nxt
+
+
+def choose_normal(view: PlayerView, chooser: random.Random, budget_s: float) -> Action:
+    """Its turn searched, then the rivals' replies, over sampled hidden hands.
+
+    A beam search over its own action sequences to the end of the turn (on one sample: its own
+    moves do not depend on hidden cards) gives the best few whole-turn plans; the rivals then
+    play their turns on freshly sampled hands (easy policy), and each plan is scored by its mean
+    evaluation after those replies. Samples go on while time remains. The chosen plan's later
+    actions are remembered, so the rest of the turn costs no search while the position is as
+    planned."""
+    if view.pending is not None:
+        return answer_choice(view)
+    planned = _PLANNED.pop(fingerprint(view), None)
+    if planned is not None:
+        return planned
+    start = time.perf_counter()
+    deadline = start + budget_s
+    seat = view.seat
+    root = sample_state(view, chooser)
+    plans = plan_turns(root, seat, BEAM, start + budget_s * PLAN_SHARE)
+    short: list[Plan] = []
+    for plan in plans:  # distinct first actions first: that is what is decided now
+        if all(repr(p.actions[0]) != repr(plan.actions[0]) for p in short):
+            short.append(plan)
+    short = short[:SHORTLIST]
+    short += [p for p in plans if p not in short][: max(0, SHORTLIST - len(short))]
+    while len(short) > 1 and time.perf_counter() < deadline:
+        sample = sample_state(view, chooser)
+        scores: list[float] = []
+        for plan in short:
+            state = sample
+            for action in plan.actions:
+                state = _play(state, seat, action)
+                if _turn_over(state, seat):
+                    break
+            if not _turn_over(state, seat):
+                state, _ = finish_turn(state, seat)
+            scores.append(evaluate(_replies(state, seat, REPLY_STEPS), seat, True))
+            if time.perf_counter() > deadline:
+                break
+        if len(scores) == len(short):  # a sample counts only when every plan has seen it
+            for plan, score in zip(short, scores, strict=True):
+                plan.replies.append(score)
+    best = max(short, key=lambda p: p.value)
+    _remember(view, best, chooser)
+    return best.actions[0]
+
+
+def choose_action(
+    view: PlayerView, level: Level | str, budget_s: float, chooser: random.Random
+) -> Action:
+    """The computer's action for the seat of ``view`` (which must be the seat to act).
+
+    Raises ValueError for an unknown level or a seat that is not to act.
+    ``level``: ``random``, ``easy`` or ``normal``; ``budget_s``: the thinking time ``normal``
+    aims at (it always completes one sample of each searched step); ``chooser``: the random
+    generator for sampling hidden cards (same view, level and seed: same action)."""
+    level = Level(level)
+    to_act = view.pending.seat if view.pending is not None else view.turn
+    if view.over or to_act != view.seat:
+        raise ValueError(f"seat {view.seat} is not to act in this view")
+    if level is Level.RANDOM:
+        return choose_random(view, chooser)
+    if level is Level.EASY:
+        return choose_easy(view, chooser)
+    return choose_normal(view, chooser, budget_s)
+
