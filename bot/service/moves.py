@@ -41,6 +41,7 @@ from .core import (
     ServiceCore,
     UndoRefused,
     events_of,
+    is_computer,
 )
 from .outbox import outboxed
 from .texts import (
@@ -312,7 +313,7 @@ class MovesMixin(ServiceCore):
             public=[Post(text, self._boards(new, names, events, "move"))],
             events=list(events),
         )
-        gone = {s.seat for s in info.seats if s.removed}
+        gone = {s.seat for s in info.seats if s.removed or is_computer(s.user_id)}
         for p_old, p_new in zip(old.players, new.players, strict=True):
             if p_new.seat in gone:
                 continue
