@@ -46,6 +46,11 @@ class Settings(BaseSettings):
     log_level: LogLevel = Field(default="INFO", alias="KHRONOS_LOG_LEVEL")
     reminder_hours: float = Field(default=24.0, gt=0, allow_inf_nan=False,
                                   alias="KHRONOS_REMINDER_HOURS")
+    # computer seats (docs/ai.md): seconds before one acts, and its thinking time per decision
+    computer_delay: float = Field(default=3.0, ge=0, le=600, allow_inf_nan=False,
+                                  alias="KHRONOS_COMPUTER_DELAY")
+    computer_budget: float = Field(default=1.0, ge=0, le=30, allow_inf_nan=False,
+                                   alias="KHRONOS_COMPUTER_BUDGET")
 
     @field_validator("discord_token", mode="before")
     @classmethod

@@ -14,6 +14,7 @@ from bot.service import (
     GameService,
     GameSettings,
     LobbyError,
+    NotSeated,
     Outcome,
     PermissionDenied,
     TimerKind,
@@ -236,3 +237,34 @@ async def test_a_seat_goes_to_a_computer_and_back_to_a_person(storage: Storage,
     assert all(k != TimerKind.COMPUTER for k, _ in kinds)
     if engine.current_seat(state) == bob_seat:
         assert (TimerKind.REMINDER, BOB) in kinds
+
+
+async def test_the_typed_commands(storage: Storage, clock: Clock) -> None:
+    from bot.textcommands import Context, run_line
+
+    service = computers(storage, clock)
+    ann, bob = Context(CH, ANN, "Ann"), Context(CH, BOB, "Bob")
+    await run_line(service, ann, "/create bots:1 level:easy")
+    await run_line(service, bob, "/join")
+    with pytest.raises(PermissionDenied):
+        await run_line(service, bob, "/addbot")
+    with pytest.raises(MalformedAction, match="not a level"):
+        await run_line(service, ann, "/addbot brilliant")
+    await run_line(service, ann, "/addbot normal")
+    await run_line(service, ann, "/removebot")
+    info = await service.info(CH)
+    assert [s.name for s in info.seats] == ["Ann", "Computer 1 (easy)", "Bob"]
+    await run_line(service, ann, "/start")
+    with pytest.raises(MalformedAction, match="not both"):
+        await run_line(service, ann, "/game replace old:Bob computer:1")
+    with pytest.raises(MalformedAction, match="name the new player"):
+        await run_line(service, ann, "/game replace old:Bob")
+    out = await run_line(service, ann, "/game kick Bob level:easy")
+    assert "Computer 2 (easy) takes over Bob's seat" in out.public[0].text
+    with pytest.raises(NotSeated, match="its computers: .*Computer 1 \\(easy\\)"):
+        await run_line(service, ann, f"/game replace computer:computer9 new:{BOB}")
+    out = await run_line(service, ann, f"/game replace computer:2 new:{BOB}")
+    assert "takes over Computer 2 (easy)'s seat" in out.public[0].text
+    info = await service.info(CH)
+    assert info.settings.bots == {-1: "easy"}
+    assert info.seat_of(BOB) is not None
