@@ -83,8 +83,9 @@ class LifecycleMixin(ReadingMixin):
                                        "move log gives. There is nothing to rebuild.")
             status = GameStatus.OVER if state.over else GameStatus.ACTIVE
             fields: dict[str, object] = {}
-            if settings is None:
-                settings = GameSettings(holdem=holdem)
+            if settings is None:  # computer seats keep playing (at the normal level)
+                settings = GameSettings(holdem=holdem, bots={
+                    s.user_id: "normal" for s in seats if is_computer(s.user_id)})
                 fields["settings"] = settings.model_dump_json()
             version = await tx.update_game(
                 game.id, game.version, now=now, state=state.model_dump_json(),
