@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .settings import Settings
 
-LOCAL_FLAGS = ("players", "names", "holdem", "seed", "new", "random", "images")
+LOCAL_FLAGS = ("players", "names", "holdem", "seed", "new", "random", "images", "bots", "level")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -41,6 +41,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="abandon the saved terminal game and start a new one")
     local.add_argument("--random", type=_count, default=None, metavar="N",
                        help="let random players make N moves first")
+    local.add_argument("--bots", type=_count, default=None, metavar="N",
+                       help="N of the seats are computer players (docs/ai.md)")
+    local.add_argument("--level", default=None, choices=("easy", "normal"),
+                       help="the computers' level (default normal)")
     local.add_argument("--images", default=None,
                        help="folder for the board images (default ./local-games)")
     parser.add_argument("--data-dir", default=None,
@@ -112,6 +116,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             new=bool(args.new),
             random_moves=args.random or 0,
             database_url=settings.database_url,
+            bots=args.bots or 0,
+            bot_level=args.level or "normal",
         )
     if args.data_dir is not None:
         settings = settings.model_copy(update={"data_dir": data_dir})

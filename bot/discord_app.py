@@ -395,6 +395,8 @@ class KhronosBot(commands.AutoShardedBot):
         self.dispatcher = TimerDispatcher(self.service, self.deliver,
                                           ready=self.wait_until_ready)
         self.dispatcher.start()
+        self.service.computer_delay = self.settings.computer_delay
+        self.service.computer_budget = self.settings.computer_budget
         self.add_dynamic_items(ChoiceButton, ConfirmButton, CancelButton, ExpiredButton,
                                HandButton)
         await self.tree.set_translator(CatalogueTranslator())

@@ -28,11 +28,12 @@ from pathlib import Path
 from typing import TextIO
 
 import engine
-from engine import EngineError
+from engine import EngineError, MalformedAction
 from engine.random_player import random_action
 
 from .images import render_image
 from .service import GameInfo, GameService, GameSettings, Image, Outcome
+from .service.lobby import check_level
 from .storage_api import StorageAPI, StorageUnavailable, open_checked, storage_for
 from .textcommands import COMMANDS, Context, run_line
 
@@ -63,6 +64,26 @@ def local_times(text: str) -> str:
 
 def plural(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def people_names(players: int | None, names: Sequence[str] | None, bots: int) -> list[str]:
+    """The people's names of a new terminal game with ``bots`` computers: ``players`` counts
+    every seat (default 3, or the names and the computers)."""
+    total = (3 if names is None else len(names) + bots) if players is None else players
+    if not MIN_PLAYERS <= total <= MAX_PLAYERS:
+        raise LocalError(f"A game has {MIN_PLAYERS} to {MAX_PLAYERS} players, not {total}.")
+    people = total - bots
+    if people < 1 or bots < 0:
+        raise LocalError(f"--bots {bots} leaves no seat for a person in a game of {total}; "
+                         "a game needs at least one person.")
+    if names is None:
+        return list(NAMES[:people])
+    padding = [f"Seat{i}" for i in range(len(names), MIN_PLAYERS)]  # seat_names wants two
+    chosen = seat_names(None, [*names, *padding])[:len(names)]
+    if len(chosen) != people:
+        raise LocalError(f"--players {total} with --bots {bots} leaves {people} seats for "
+                         f"people, but --names gives {len(chosen)}.")
+    return chosen
 
 
 def seat_names(players: int | None, names: Sequence[str] | None) -> list[str]:
@@ -168,8 +189,12 @@ class LocalGame:
         out: TextIO,
         *,
         chooser: random.Random | None = None,
+        bots: int = 0,
+        bot_level: str = "normal",
     ) -> None:
         self.service = service
+        self.bots = bots  # computer seats of a new game
+        self.bot_level = bot_level
         self.names = names
         self.users = {i + 1: n for i, n in enumerate(names)}
         self.images = images
@@ -228,11 +253,21 @@ class LocalGame:
         first = 1
         await self.show(await self.service.create_game(
             LOCAL_CHANNEL, first, self.users[first], guild_id=LOCAL_GUILD,
-            settings=settings, seed=seed))
+            settings=settings, seed=seed, bots=self.bots, bot_level=self.bot_level))
         for user in list(self.users)[1:]:
             await self.show(await self.service.join(LOCAL_CHANNEL, user, self.users[user]))
         if settings.seats is None:
             await self.show(await self.service.start(LOCAL_CHANNEL, first))
+        info = await self.service.info(LOCAL_CHANNEL)
+        self.users = {s.user_id: s.name for s in info.seats}
+
+    async def computers(self) -> None:
+        """Play the computers' actions until a person must act (or the game ends)."""
+        info = await self.saved()
+        if info is None or info.status != "active":
+            return
+        for out in await self.service.play_computers(info.game_id):
+            await self.show(out)
 
     async def actor(self) -> tuple[int, str] | None:
         """The user who must act now, and a prompt; None when the game is over."""
@@ -316,6 +351,7 @@ class LocalGame:
         return True
 
     async def random_move(self) -> bool:
+        await self.computers()  # a computer's turn is its own, never a random move
         info, state = await self.service.snapshot(LOCAL_CHANNEL)
         if state.over:
             return False
@@ -438,18 +474,24 @@ def run_local(
     out: TextIO | None = None,
     lines: Lines | None = None,
     database_url: str | None = None,
+    bots: int = 0,
+    bot_level: str = "normal",
+    bot_budget: float = 1.0,
 ) -> int:
     """Play in the terminal until the game ends, the input ends, ``/quit`` or Ctrl-C.
 
     ``players``, ``names``, ``holdem`` and ``seed`` shape a new game; None means "not given"
     (a saved game then resumes; given, they refuse to resume it unless ``new``). ``lines``
-    reads a line for a prompt (default: the terminal). The game is kept in the SQLite file of
-    ``data_dir``, or in PostgreSQL at ``database_url``. Returns the exit status: 0, or 2 with a
-    one-sentence refusal on ``out`` when the flags cannot be used (nothing is changed then)."""
+    reads a line for a prompt (default: the terminal). ``bots`` of the ``players`` seats are
+    computers of ``bot_level`` (docs/ai.md); they play at once after each command. The game is
+    kept in the SQLite file of ``data_dir``, or in PostgreSQL at ``database_url``. Returns the
+    exit status: 0, or 2 with a one-sentence refusal on ``out`` when the flags cannot be used
+    (nothing is changed then)."""
     out = out or sys.stdout
     try:
-        chosen = seat_names(players, names)
-    except LocalError as exc:
+        chosen = seat_names(players, names) if not bots else people_names(players, names, bots)
+        check_level(bot_level)
+    except (LocalError, MalformedAction) as exc:
         out.write(f"{exc}\n")
         return 2
     asked: dict[str, object] = {flag: value for flag, value in (
@@ -464,9 +506,10 @@ def run_local(
             with _sigint_to_this_thread_only():
                 runner.run(open_checked(storage))  # starts the database's threads
             # the terminal shows each outcome at once: no outbox, no deliverer (docs/service.md)
-            service = GameService(storage, outbox=False)
+            service = GameService(storage, outbox=False, computer_delay=0.0,
+                                  computer_budget=bot_budget)
             game = LocalGame(service, chosen, ImageWriter(images_dir), out,
-                             chooser=random.Random(seed))
+                             chooser=random.Random(seed), bots=bots, bot_level=bot_level)
             return _play(runner, game, storage, lines, asked=asked, new=new,
                          settings=GameSettings(seats=None, holdem=bool(holdem)), seed=seed,
                          random_moves=random_moves)
@@ -500,6 +543,7 @@ def _play(runner: asyncio.Runner, game: LocalGame, storage: StorageAPI, lines: L
         if not runner.run(game.random_move()):
             break
     while True:
+        runner.run(game.computers())
         now = runner.run(game.actor())
         if now is None:
             runner.run(game.game_over())

@@ -58,6 +58,11 @@ class Settings(BaseSettings):
                                     alias="KHRONOS_SHARD_COUNT")
     shard_ids: Annotated[list[int] | None, NoDecode] = Field(default=None,
                                                              alias="KHRONOS_SHARD_IDS")
+    # computer seats (docs/ai.md): seconds before one acts, and its thinking time per decision
+    computer_delay: float = Field(default=3.0, ge=0, le=600, allow_inf_nan=False,
+                                  alias="KHRONOS_COMPUTER_DELAY")
+    computer_budget: float = Field(default=1.0, ge=0, le=30, allow_inf_nan=False,
+                                   alias="KHRONOS_COMPUTER_BUDGET")
 
     @field_validator("discord_token", mode="before")
     @classmethod

@@ -53,6 +53,8 @@ OPTION_TYPES: dict[ParamKind, AppCommandOptionType] = {
     "hours": AppCommandOptionType.number,
     "flag": AppCommandOptionType.boolean,
     "user": AppCommandOptionType.user,
+    "level": AppCommandOptionType.string,
+    "seat": AppCommandOptionType.string,
 }
 PREVIEWED = ("build", "upgrade")  # shown with Confirm and Cancel when they ripple (R23-R37)
 BOARD_AGES = (Age.MIGHT, Age.FAITH)  # R40

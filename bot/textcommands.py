@@ -49,10 +49,19 @@ from engine import (
 )
 
 from . import i18n
-from .service import LANGUAGES, GameService, GameSettings, NotSeated, Outcome, Reply
+from .service import (
+    BOT_LEVELS,
+    LANGUAGES,
+    GameService,
+    GameSettings,
+    NotSeated,
+    Outcome,
+    Reply,
+    is_computer,
+)
 
 ParamKind = Literal["building", "square", "age", "cards", "int", "flag", "number", "topic", "hours",
-                    "user", "language"]
+                    "user", "language", "level", "seat"]
 Group = Literal["lobby", "turn", "info", "self", "admin"]
 
 
@@ -92,6 +101,8 @@ class Param:
             every = HELP_TOPICS
         elif self.kind == "language":
             every = LANGUAGES
+        elif self.kind == "level":
+            every = BOT_LEVELS
         return tuple(c for c in every if c in self.only) if self.only else every
 
 
@@ -137,10 +148,19 @@ COMMANDS: dict[str, CommandSpec] = {
             Param("reminder", "number", "Hours before a reminder (default 24)", False, 1, 720),
             Param("deadline", "number", "Hours before the turn ends by itself (optional)",
                   False, 1, 720),
+            Param("bots", "int", "Computer players to seat at once (0-4)", False, 0, 4),
+            Param("level", "level", "The computers' level: easy or normal (default normal)",
+                  False),
         ), "/create 3 holdem"),
         CommandSpec("join", "Take a seat in this channel's game", "lobby", (), "/join"),
         CommandSpec("leave", "Leave the game before it starts", "lobby", (), "/leave"),
         CommandSpec("start", "Start the game (creator or admin)", "lobby", (), "/start"),
+        CommandSpec("addbot", "Seat a computer player (creator or admin)", "lobby", (
+            Param("level", "level", "How well it plays: easy or normal (default normal)",
+                  False),
+        ), "/addbot easy"),
+        CommandSpec("removebot", "Remove the last computer player (creator or admin)", "lobby",
+                    (), "/removebot"),
         # --- turn ---
         CommandSpec("exchange", "R9: discard cards and draw back to 4, for 2 Ecus", "turn", (
             Param("cards", "cards", f"The cards to discard, {_CARDS}"),
@@ -232,14 +252,18 @@ COMMANDS: dict[str, CommandSpec] = {
                     "/game abandon", parent="game"),
         CommandSpec("rebuild", "Restore a damaged game from its move log (a player, creator "
                     "or admin)", "admin", (), "/game rebuild", parent="game"),
-        CommandSpec("replace", "Give a player's seat to another user (creator or admin)",
-                    "admin", (
-            Param("old", "user", "The player who leaves the seat"),
-            Param("new", "user", "The user who takes it over"),
-        ), "/game replace old:@bob new:@dee", parent="game"),
-        CommandSpec("kick", "Remove a player who left; his turns then end by default (creator "
+        CommandSpec("replace", "Give a player's seat to another user or a computer (creator "
                     "or admin)", "admin", (
+            Param("old", "user", "The player who leaves the seat", False),
+            Param("new", "user", "The user who takes it over", False),
+            Param("level", "level", "Or: a computer of this level takes it over", False),
+            Param("computer", "seat", "Or: the computer seat a person takes back (its name "
+                  "or number, like Computer 1)", False),
+        ), "/game replace old:@bob new:@dee", parent="game"),
+        CommandSpec("kick", "Remove a player who left; his turns then end by default, or a "
+                    "computer plays them (creator or admin)", "admin", (
             Param("player", "user", "The player to remove"),
+            Param("level", "level", "A computer of this level takes the seat over", False),
         ), "/game kick @bob", parent="game"),
     )
 }
@@ -354,6 +378,15 @@ def convert(param: Param, text: str) -> Any:
                 topics = ", ".join(HELP_TOPICS)
                 raise ValueError(f"{excerpt(text)} is not a help topic: {topics}")
             return key
+        case "level":
+            key = t.lower()
+            if key not in BOT_LEVELS:
+                raise ValueError(f"{excerpt(text)} is not a level: {', '.join(BOT_LEVELS)}")
+            return key
+        case "seat":
+            if not t:
+                raise ValueError(f"{param.name} must name a computer seat, like Computer 1")
+            return t
         case "flag":
             key = t.lower()
             if key in ("yes", "true", "on", "1", param.name):
@@ -579,13 +612,19 @@ async def execute(service: GameService, ctx: Context, name: str, args: dict[str,
                 deadline_hours=args.get("deadline"),
             )
             return await service.create_game(ch, user, ctx.user_name, guild_id=ctx.guild_id,
-                                             settings=settings)
+                                             settings=settings, bots=args.get("bots", 0),
+                                             bot_level=args.get("level", "normal"))
         case "join":
             return await service.join(ch, user, ctx.user_name)
         case "leave":
             return await service.leave(ch, user)
         case "start":
             return await service.start(ch, user, is_admin=ctx.is_admin)
+        case "addbot":
+            return await service.add_bot(ch, user, args.get("level", "normal"),
+                                         is_admin=ctx.is_admin)
+        case "removebot":
+            return await service.remove_bot(ch, user, is_admin=ctx.is_admin)
         case "abandon":
             return await service.abandon(ch, user, is_admin=ctx.is_admin)
         case "rebuild":
@@ -629,19 +668,55 @@ async def execute(service: GameService, ctx: Context, name: str, args: dict[str,
         case "resume":
             return await service.resume(ch, user, is_admin=ctx.is_admin)
         case "replace":
-            old = await _seated_user(service, ch, args["old"])
-            new = args["new"]
-            if new.id is None:
-                raise MalformedAction("/replace: name the new player with a mention, like @dee.")
-            return await service.replace_player(ch, user, old, new.id,
-                                                 new.name or f"Player {new.id}",
-                                                 is_admin=ctx.is_admin)
+            return await _replace(service, ctx, args)
         case "kick":
             target = await _seated_user(service, ch, args["player"])
+            if args.get("level"):
+                return await service.seat_to_computer(ch, user, target, args["level"],
+                                                      is_admin=ctx.is_admin)
             return await service.kick(ch, user, target, is_admin=ctx.is_admin)
         case _ if COMMANDS.get(name) is not None and COMMANDS[name].group == "turn":
             return await service.act(ch, user, to_action(name, args))
     raise MalformedAction(f"There is no command /{name}. Type /help for the list.")
+
+
+async def _replace(service: GameService, ctx: Context, args: dict[str, Any]) -> Outcome:
+    """/game replace: old → new (a person), old → a computer (level), or a computer seat →
+    a person (computer, new)."""
+    ch, user = ctx.channel_id, ctx.user_id
+    if (args.get("old") is None) == (args.get("computer") is None):
+        raise MalformedAction("/replace: name the seat to give, either old:@bob (a person) or "
+                              "computer:Computer 1 (a computer seat), not both.")
+    if args.get("computer") is not None:
+        old = await _computer_seat(service, ch, args["computer"])
+    else:
+        old = await _seated_user(service, ch, args["old"])
+    new = args.get("new")
+    level = args.get("level")
+    if level is not None:
+        if new is not None or args.get("computer") is not None:
+            raise MalformedAction("/replace: give the seat either to a person (new:@dee) or to "
+                                  "a computer (level:normal), not both.")
+        return await service.seat_to_computer(ch, user, old, level, is_admin=ctx.is_admin)
+    if new is None or new.id is None:
+        raise MalformedAction("/replace: name the new player with a mention, like new:@dee, "
+                              "or give the seat to a computer with level:normal.")
+    return await service.replace_player(ch, user, old, new.id, new.name or f"Player {new.id}",
+                                        is_admin=ctx.is_admin)
+
+
+async def _computer_seat(service: GameService, channel_id: int, name: str) -> int:
+    """The user id of the computer seat called ``name`` ("Computer 1", or its full name)."""
+    info = await service.info(channel_id)
+    key = name.strip().lower()
+    for seat in info.seats:
+        short = seat.name.split(" (")[0].lower()  # "computer 1"
+        if is_computer(seat.user_id) and key in (
+                seat.name.lower(), short, short.replace(" ", ""), str(-seat.user_id)):
+            return seat.user_id
+    names = ", ".join(s.name for s in info.seats if is_computer(s.user_id))
+    raise NotSeated(f"No computer called {name[:40]} plays in this game"
+                    + (f"; its computers: {names}." if names else "; it has none."))
 
 
 async def _seated_user(service: GameService, channel_id: int, ref: UserRef) -> int:

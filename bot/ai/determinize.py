@@ -48,7 +48,7 @@ def sample_state(view: PlayerView, chooser: random.Random) -> GameState:
                 cubes=p.cubes,
                 adventurers=list(p.adventurers),
                 used=list(p.used),
-                shared=p.shared,
+                shared=p.shared,  # R14: cards played where both adventurers stood
                 hand=hand,
             )
         )

@@ -19,7 +19,9 @@ absence, replacement, removal), ``outbox`` (the rows and their deliverer).
 
 from __future__ import annotations
 
+from .computers import MARK, ComputersMixin, computer_seed
 from .core import (
+    BOT_LEVELS,
     DAMAGED_NOTICE,
     DRAW_KINDS,
     HOUR,
@@ -54,9 +56,10 @@ from .core import (
     ServiceError,
     TimerKind,
     UndoRefused,
+    computer_name,
+    is_computer,
 )
 from .lifecycle import LifecycleMixin
-from .lobby import LobbyMixin
 from .moves import effective_moves, replay
 from .texts import (
     cards_text,
@@ -68,10 +71,9 @@ from .texts import (
     status_text,
     when,
 )
-from .timers import TimersMixin
 
 
-class GameService(LobbyMixin, TimersMixin, LifecycleMixin):
+class GameService(ComputersMixin, LifecycleMixin):
     """Plain async methods; each returns an ``Outcome`` or raises an ``EngineError``.
 
     ``clock`` gives Unix seconds (for the log and timers); ``seeds`` gives a new game's seed.
@@ -79,11 +81,13 @@ class GameService(LobbyMixin, TimersMixin, LifecycleMixin):
 
 
 __all__ = [
+    "BOT_LEVELS",
     "DAMAGED_NOTICE",
     "DRAW_KINDS",
     "HOUR",
     "LANGUAGES",
     "LANGUAGE_NAMES",
+    "MARK",
     "MAX_AWAY_HOURS",
     "MAX_PLAYERS",
     "MIN_PLAYERS",
@@ -116,11 +120,14 @@ __all__ = [
     "UndoRefused",
     "cards_text",
     "channel_link",
+    "computer_name",
+    "computer_seed",
     "effective_moves",
     "events_text",
     "format_names",
     "hand_text",
     "hours_text",
+    "is_computer",
     "replay",
     "status_text",
     "when",

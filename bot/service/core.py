@@ -8,6 +8,7 @@ import logging
 import secrets
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal
@@ -61,6 +62,7 @@ class TimerKind(StrEnum):
     REMINDER = "reminder"
     WARNING = "deadline_warning"
     DEADLINE = "deadline"
+    COMPUTER = "computer"  # a computer seat's next action (docs/ai.md)
 
 
 class MoveKind(StrEnum):
@@ -146,6 +148,32 @@ class GameSettings(BaseModel):
     reminder_hours: float = Field(default=24.0, gt=0)
     deadline_hours: float | None = Field(default=None, gt=0)
     language: Language = "en"  # of the game's pictures (render's catalogues)
+    # computer seats: their reserved negative user id -> level (easy, normal); docs/ai.md
+    bots: dict[int, str] = Field(default_factory=dict)
+
+
+BOT_LEVELS = ("easy", "normal")
+
+
+def is_computer(user_id: int | None) -> bool:
+    """A computer seat's user id: negative, reserved, unique in its game (-1, -2 …)."""
+    return user_id is not None and user_id < 0
+
+
+MARK = "🤖"  # a computer's move post, and a computer joining, start with it
+
+
+def next_bot_id(seats: Sequence[Any], settings: GameSettings) -> int:
+    """The next free computer user id of a game (-1, -2 …); ``seats`` are its seat rows."""
+    used = {s.user_id for s in seats if is_computer(s.user_id)} | set(settings.bots)
+    n = 1
+    while -n in used:
+        n += 1
+    return -n
+
+
+def computer_name(number: int, level: str) -> str:
+    return f"Computer {number} ({level})"
 
 
 # --- results -----------------------------------------------------------------------------------
@@ -421,8 +449,16 @@ class ServiceCore:
         clock: Callable[[], float] = time.time,
         seeds: Callable[[], int] | None = None,
         outbox: bool = True,
+        computer_delay: float = 3.0,
+        computer_budget: float = 1.0,
+        ai_executor: Executor | None = None,
     ) -> None:
         self.storage = storage
+        # a computer acts this many seconds after the game waits for it (the table sees the
+        # order of events); it thinks ``computer_budget`` seconds in ``ai_executor``
+        self.computer_delay = computer_delay
+        self.computer_budget = computer_budget
+        self.ai_executor = ai_executor
         # commands store what they say in the outbox (a deliverer sends it); the terminal,
         # which shows an outcome at once and has no deliverer, turns it off
         self.use_outbox = outbox
@@ -573,7 +609,7 @@ class ServiceCore:
             out.decision = decision
             if old is None or old.pending != new.pending:
                 prompt = format_names(new.pending.prompt, names)
-                if decision.user_id is not None:
+                if decision.user_id is not None and not is_computer(decision.user_id):
                     out.direct.append(
                         Direct(decision.user_id, "choice", f"You have a choice to make: {prompt}",
                                decision=decision)
@@ -585,7 +621,7 @@ class ServiceCore:
         if now_seat is None or now_seat == before:
             return
         user = info.user_of(now_seat)
-        if user is None:
+        if user is None or is_computer(user):
             return
         if new.pending is not None and new.pending.seat == now_seat:
             text = f"{names[now_seat]}, the game waits for your choice (R37)."
@@ -652,6 +688,11 @@ class ServiceCore:
                 await tx.set_turn_timing(info.game_id, None)
             return
         assert seat is not None
+        if is_computer(me.user_id):  # no reminder, no deadline: it acts after a short delay
+            await tx.cancel_timers(info.game_id)
+            await tx.add_timer(game_id=info.game_id, kind=TimerKind.COMPUTER, seat=seat,
+                               user_id=me.user_id, due_at=now + self.computer_delay, now=now)
+            return
         s = info.settings
         away = min(max(0.0, (me.away_until or 0.0) - now), MAX_AWAY_HOURS * HOUR)
         remind_at = now + max(s.reminder_hours * HOUR, away)

@@ -34,6 +34,7 @@ from .core import (
     Reply,
     ServiceError,
     TimerKind,
+    is_computer,
 )
 from .outbox import outboxed
 from .reading import ReadingMixin
@@ -86,8 +87,9 @@ class LifecycleMixin(ReadingMixin):
                                        "move log gives. There is nothing to rebuild.")
             status = GameStatus.OVER if state.over else GameStatus.ACTIVE
             fields: dict[str, object] = {}
-            if settings is None:
-                settings = GameSettings(holdem=holdem)
+            if settings is None:  # computer seats keep playing (at the normal level)
+                settings = GameSettings(holdem=holdem, bots={
+                    s.user_id: "normal" for s in seats if is_computer(s.user_id)})
                 fields["settings"] = settings.model_dump_json()
             version = await tx.update_game(
                 game.id, game.version, now=now, state=state.model_dump_json(),
@@ -328,12 +330,19 @@ class LifecycleMixin(ReadingMixin):
                 tx, channel_id, user_id, old_user_id, is_admin, "replace a player")
             if info.seat_of(new_user_id) is not None:
                 raise LobbyError(f"{new_name} already sits in this game; choose someone else.")
+            if is_computer(new_user_id):
+                raise LobbyError("A computer takes a seat with /game replace level:… or "
+                                 "/game kick level:…, not as a user.")
             old_name = info.names[seat]
             await tx.update_seat(game.id, seat, user_id=new_user_id, name=new_name, muted=0,
                                  away_until=None, removed=0)
             fields: dict[str, object] = {}
             if game.creator_id == old_user_id:
                 fields["creator_id"] = new_user_id
+            if old_user_id in info.settings.bots:  # a person takes a computer's seat back
+                bots = {k: v for k, v in info.settings.bots.items() if k != old_user_id}
+                fields["settings"] = info.settings.model_copy(
+                    update={"bots": bots}).model_dump_json()
             await tx.update_game(game.id, game.version, now=now, **fields)
             game = await self._reload(tx, game.id)
             info = self._info(game, await tx.seats(game.id))

@@ -9,11 +9,14 @@ from dataclasses import replace
 import engine
 from engine import (
     EngineError,
+    MalformedAction,
 )
 
 from ..storage import GameRow, SeatRow
 from ..storage_api import TxAPI as Tx
 from .core import (
+    BOT_LEVELS,
+    MARK,
     MAX_PLAYERS,
     MIN_PLAYERS,
     GameExists,
@@ -24,12 +27,24 @@ from .core import (
     Outcome,
     PermissionDenied,
     Post,
+    computer_name,
+    is_computer,
+    next_bot_id,
 )
 from .moves import MovesMixin
 from .outbox import outboxed
 from .texts import (
     status_text,
 )
+
+
+def check_level(level: str) -> str:
+    """A computer's level as typed, checked: easy or normal."""
+    key = level.strip().lower()
+    if key not in BOT_LEVELS:
+        raise MalformedAction(
+            f"A computer's level is {' or '.join(BOT_LEVELS)}, not {level[:20]!r}.")
+    return key
 
 
 class LobbyMixin(MovesMixin):
@@ -47,9 +62,14 @@ class LobbyMixin(MovesMixin):
         guild_id: int | None = None,
         settings: GameSettings | None = None,
         seed: int | None = None,
+        bots: int = 0,
+        bot_level: str = "normal",
     ) -> Outcome:
-        """Open a lobby in the channel; the creator takes the first place."""
+        """Open a lobby in the channel; the creator takes the first place, then ``bots``
+        computers of ``bot_level``."""
         settings = settings or GameSettings()
+        if bots:
+            bot_level = check_level(bot_level)
         now = self.clock()
         async with self.storage.write() as tx:
             if await tx.game_for_channel(channel_id, live_only=True) is not None:
@@ -69,19 +89,19 @@ class LobbyMixin(MovesMixin):
             game = await tx.game(game_id)
             assert game is not None
             seats = await tx.seats(game_id)
+            added = await self._add_bots(tx, game_id, bots, bot_level, now) if bots else None
         info = self._info(game, seats)
         wanted = f"{settings.seats} players" if settings.seats else "2-5 players"
         extra = " with Hold'em" if settings.holdem else ""
-        return Outcome(
-            game=info,
-            public=[
-                Post(
-                    f"{name} opens a game of Khronos for {wanted}{extra}. Join with /join; "
-                    f"{name} starts it with /start"
-                    + (" (or it starts when full)." if settings.seats else ".")
-                )
-            ],
+        opened = Post(
+            f"{name} opens a game of Khronos for {wanted}{extra}. Join with /join; "
+            f"{name} starts it with /start"
+            + (" (or it starts when full)." if settings.seats else ".")
         )
+        if added is not None:
+            added.public.insert(0, opened)
+            return added
+        return Outcome(game=info, public=[opened])
 
     @outboxed
     async def join(self, channel_id: int, user_id: int, name: str) -> Outcome:
@@ -144,8 +164,41 @@ class LobbyMixin(MovesMixin):
                 raise PermissionDenied("Only the game's creator or a server admin can start it.")
             seats = await tx.seats(game.id)
             if len(seats) < MIN_PLAYERS:
-                raise LobbyError("Khronos needs at least 2 players; ask someone to /join.")
+                raise LobbyError("Khronos needs at least 2 players; ask someone to /join "
+                                 "or add a computer with /addbot.")
+            if all(is_computer(s.user_id) for s in seats):
+                raise LobbyError("A game needs at least one person; /join it first.")
             return await self._start(tx, game, seats, now, "")
+
+    async def _add_bots(self, tx: Tx, game_id: int, count: int, level: str,
+                        now: float) -> Outcome:
+        game = await self._reload(tx, game_id)
+        settings = GameSettings.model_validate_json(game.settings)
+        seats = await tx.seats(game_id)
+        limit = settings.seats or MAX_PLAYERS
+        if len(seats) + count > limit:
+            raise LobbyError(f"This game is full ({limit} players): no room for a computer.")
+        bots = dict(settings.bots)
+        names = []
+        for _ in range(count):
+            uid = next_bot_id(seats, GameSettings(bots=bots))
+            name = computer_name(-uid, level)
+            await tx.add_seat(game_id, max((s.seat for s in seats), default=-1) + 1, uid, name,
+                              now)
+            bots[uid] = level
+            names.append(name)
+            seats = await tx.seats(game_id)
+        settings = settings.model_copy(update={"bots": bots})
+        version = await tx.update_game(game_id, game.version, now=now,
+                                       settings=settings.model_dump_json())
+        game = await self._reload(tx, game_id)
+        added = " and ".join(names)
+        if settings.seats is not None and len(seats) == settings.seats:
+            return await self._start(tx, game, seats, now, f"{added} joins; the game is full.")
+        info = self._info(game, seats, version)
+        return Outcome(game=info, public=[Post(
+            f"{MARK} {added} {'joins' if count == 1 else 'join'} the game "
+            f"({len(seats)} seated).")])
 
     async def _start(
         self, tx: Tx, game: GameRow, seats: Sequence[SeatRow], now: float, intro: str
@@ -175,6 +228,8 @@ class LobbyMixin(MovesMixin):
         image = self._boards(state, names, (), "move", lang=info.settings.language)
         out = Outcome(game=info, public=[Post(text, image)])
         for s in new_seats:
+            if is_computer(s.user_id):
+                continue
             out.direct.append(self._hand_dm(state, s.seat, info))
         self._turn_notice(out, info, None, state)
         return out

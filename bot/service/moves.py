@@ -43,6 +43,7 @@ from .core import (
     ServiceCore,
     UndoRefused,
     events_of,
+    is_computer,
 )
 from .outbox import outboxed
 from .texts import (
@@ -315,7 +316,7 @@ class MovesMixin(ServiceCore):
                                             lang=info.settings.language))],
             events=list(events),
         )
-        gone = {s.seat for s in info.seats if s.removed}
+        gone = {s.seat for s in info.seats if s.removed or is_computer(s.user_id)}
         for p_old, p_new in zip(old.players, new.players, strict=True):
             if p_new.seat in gone:
                 continue

@@ -153,8 +153,12 @@ async def record(tx: Tx, outcome: Outcome, now: float) -> None:
     for post in outcome.public:
         rows.append(("post", None, {"text": post.text, "image": _image_json(post.image, dumped)}))
     for ping in outcome.pings:
+        if ping.user_id < 0:  # a computer seat (docs/ai.md): nobody to ping
+            continue
         rows.append(("ping", ping.user_id, {"text": ping.text, "name": name_of(ping.user_id)}))
     for d in outcome.direct:
+        if d.user_id < 0:  # a computer seat gets no DM
+            continue
         rows.append(("direct", d.user_id, {
             "text": d.text, "image": _image_json(d.image, dumped),
             "decision": _decision_json(d.decision), "fallback": d.fallback,

@@ -20,9 +20,9 @@ from tests.fakediscord.fake import FakeDiscord
 from tests.fakediscord.models import CommandNotAvailable, FakeChannel, FakeGuild, FakeUser
 
 # Discord's option type numbers, written out here rather than taken from bot/slash.py
-TYPE_OF_KIND = {"building": 3, "square": 3, "age": 3, "cards": 3, "topic": 3, "language": 3,
-                "int": 4,
-                "number": 10, "hours": 10, "flag": 5, "user": 6}
+TYPE_OF_KIND = {"building": 3, "square": 3, "age": 3, "cards": 3, "topic": 3, "int": 4,
+                "number": 10, "hours": 10, "flag": 5, "user": 6, "level": 3, "seat": 3,
+                "language": 3}
 
 
 def first_player_has(hand_needs: dict[Family, int]) -> int:

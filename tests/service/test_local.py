@@ -382,3 +382,28 @@ def test_a_bad_random_count_is_refused(count: str, tmp_path: Path,
     assert stop.value.code == 2
     assert "N must be a whole number, 0 or more" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_one_person_against_computers_in_the_terminal(tmp_path: Path) -> None:
+    code, text = play(tmp_path, ["/hand", "/random 400", "/random 400"], players=3, bots=2,
+                      bot_level="easy", bot_budget=0.0, seed=3)
+    assert code == 0
+    assert "The game is over" in text
+    assert "🤖 Computer 1 (easy) joins" not in text  # both announced in one sentence
+    assert "🤖 Computer 1 (easy) and Computer 2 (easy) join the game" in text
+    assert text.count("🤖") > 10  # their moves, marked
+    assert "(random) plays" in text
+    prompts = text.split("PROMPTS:")[1].split("|")
+    assert prompts and all("Ann" in p for p in prompts), "only the person is asked"
+    info = saved(tmp_path)
+    assert sorted(s.name for s in info.seats) == ["Ann", "Computer 1 (easy)",
+                                                   "Computer 2 (easy)"]
+    assert info.status == "over"
+
+
+def test_computers_that_leave_no_seat_for_a_person_are_refused(tmp_path: Path) -> None:
+    code, text = play(tmp_path, [], players=2, bots=2)
+    assert code == 2 and "no seat for a person" in text
+    code, text = play(tmp_path, [], players=3, bots=1, bot_level="brilliant")
+    assert code == 2 and "easy or normal" in text
+    assert "Game file" not in text  # refused before any game was opened
