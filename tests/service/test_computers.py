@@ -200,8 +200,9 @@ async def test_a_computer_whose_game_moved_while_it_thought_thinks_again(
     assert plan is not None
     await service.update_settings(CH, ANN, reminder_hours=5)  # the game's version moves on
     assert await service._computer_move(timer_id, plan, EndTurn()) is None
-    assert await service.due_timers() == [timer_id]  # still there: it thinks again
-    out = await service.fire_timer(timer_id)
+    # still one computer timer due (the settings change may have renewed it): it thinks again
+    [again] = await service.due_timers()
+    out = await service.fire_timer(again)
     assert out is not None and out.public[0].text.startswith(MARK)
 
 
