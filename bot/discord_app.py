@@ -526,7 +526,8 @@ class KhronosBot(commands.AutoShardedBot):
             return False
         key = await self.service.hold_preview(info.game_id, info.version, ctx.user_id, action)
         words = "\n".join(format_names(e.text, names) for e in events)
-        image = Image(kind="move", view=view, names=names, events=tuple(events))
+        image = Image(kind="move", view=view, names=names, events=tuple(events),
+                      lang=info.settings.language)
         buttons = discord.ui.View(timeout=None)
         buttons.add_item(ConfirmButton(key))
         buttons.add_item(CancelButton(key))
