@@ -4,8 +4,15 @@ restart while the computer's move waits, and the computer's moves posted with th
 from __future__ import annotations
 
 import asyncio
+import logging
+import multiprocessing
+import os
 import random
+import signal
+from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 import engine
 from bot.discord_app import KhronosBot, create_bot
@@ -102,3 +109,91 @@ async def test_a_person_against_a_computer(fake_discord: FakeDiscord, tmp_path: 
     sent = [r for r in rows if r is not None]
     assert sent and all(r.user_id is None or r.user_id > 0 for r in sent), "no DM to a computer"
     assert any(r.kind == "direct" and r.user_id == alice.id for r in sent)
+
+
+# --- the computers' worker processes (KHRONOS_AI_WORKERS, bot/ai_pool.py) --------------------
+
+
+def pool_bot(fake: FakeDiscord, data: Path, guild_id: int, workers: int,
+             budget: float) -> KhronosBot:
+    return create_bot(Settings(
+        DISCORD_TOKEN=fake.token, KHRONOS_DATA_DIR=data, KHRONOS_TEST_GUILD_ID=guild_id,
+        KHRONOS_COMPUTER_DELAY=0, KHRONOS_COMPUTER_BUDGET=budget, KHRONOS_AI_WORKERS=workers))
+
+
+async def until(check: Callable[[], bool], timeout: float = 30.0) -> None:
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not check():
+        assert loop.time() < end, "timed out"
+        await asyncio.sleep(0.02)
+
+
+def gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+async def test_a_killed_worker_process_is_replaced_and_the_computer_still_plays(
+        fake_discord: FakeDiscord, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """The computer thinks in a worker process, not in the bot's; a worker killed while it
+    thinks, and one killed while idle, are replaced and the decision is computed again (not
+    the default move); closing the bot leaves no worker process."""
+    fake = fake_discord
+    guild = fake.add_guild()
+    ch = fake.add_channel(guild, "khronos")
+    alice = fake.add_user("alice")
+    caplog.set_level(logging.WARNING, logger="khronos")
+    async with fake.running(pool_bot(fake, tmp_path, guild.id, 1, 1.5)) as bot:
+        pool = bot.ai_pool
+        assert pool is not None and bot.service.ai_executor is pool
+        table = Table(fake, bot, ch, [alice])
+        await table.slash(alice, "create")
+        await table.slash(alice, "addbot", level="normal")
+        await table.slash(alice, "start")
+        info, state = await table.state()
+        if info.user_of(state.turn) == alice.id:
+            await table.play(alice, engine.EndTurn())
+        # its first decision: kill the worker while it searches (a 1.5 s budget)
+        await until(lambda: pool.submitted >= 1 and bool(pool.pids()))
+        [first] = pool.pids()
+        assert first != os.getpid()
+        await asyncio.sleep(0.3)
+        os.kill(first, signal.SIGKILL)
+        info, _ = await table.state()
+        await computer_done(table, info.version, timeout=60)
+        assert pool.replaced >= 1 and pool.submitted >= 2, "the decision was computed again"
+        # an idle worker killed between two of its turns
+        await until(lambda: bool(pool.pids()))
+        [second] = pool.pids()
+        assert second != first
+        os.kill(second, signal.SIGKILL)
+        await until(lambda: gone(second) or not pool.pids())
+        replaced = pool.replaced
+        info, state = await table.state()
+        while engine.current_seat(state) is not None and state.pending is not None:
+            await table.answer_choice(alice)
+            info, state = await table.state()
+        await table.play(alice, engine.EndTurn())
+        info, _ = await table.state()
+        await computer_done(table, info.version, timeout=60)
+        assert pool.replaced > replaced
+        workers = pool.pids()
+        assert workers
+    assert bot.ai_pool is None
+    assert all(gone(pid) for pid in workers), "closing the bot stops its worker processes"
+    assert not [p for p in multiprocessing.active_children() if p.pid in workers]
+    said = [r.getMessage() for r in caplog.records]
+    assert not any("could not decide" in m for m in said), "it never fell back to the default"
+    assert any("worker process died" in m for m in said)
+
+
+async def test_ai_workers_0_thinks_in_a_thread(fake_discord: FakeDiscord,
+                                                tmp_path: Path) -> None:
+    fake = fake_discord
+    guild = fake.add_guild()
+    async with fake.running(pool_bot(fake, tmp_path, guild.id, 0, 0)) as bot:
+        assert bot.ai_pool is None and bot.service.ai_executor is None
