@@ -16,6 +16,7 @@ from bot.settings import Settings
 from bot.storage import Storage
 from bot.textcommands import COMMANDS, GROUPS, CommandSpec
 from engine import Age, BuildingType, Family
+from tests.e2e.conftest import Scene, set_position
 from tests.fakediscord.fake import FakeDiscord
 from tests.fakediscord.models import CommandNotAvailable, FakeChannel, FakeGuild, FakeUser
 
@@ -412,3 +413,58 @@ async def test_demolish_asks_the_age_then_suggests_the_tiles_to_remove(
                            for t in after.board(Age.MIGHT).tiles)
     finally:
         await storage.close()
+
+
+async def test_r15_refusals_count_the_missing_cards_and_r42_renovates_as_suggested(
+        scene: Scene) -> None:
+    """R15 (issue 13, 2): holding 1 military card, a Keep (2) lacks 1 and a Castle (3) lacks 2,
+    said privately, nothing changed. R42: with 1 military card for a Castle ruin that owes 2,
+    /renovate suggests the ruin and, its cards left empty as autocomplete fills it, pays the
+    one card he can and marks the ruin."""
+    from engine.builder import position, tile_at
+
+    fake = scene.fake
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    async with fake.running(scene.bot()) as bot:
+        await scene.two_player_game(alice, bob)
+        info = await bot.service.info(scene.ch.id)
+        a = info.seat_of(alice.id)
+        assert a is not None
+        await set_position(bot, scene.ch.id, position(
+            2, reason="Castle C4 ruin", hands={a: "mccr"},
+            adventurers={a: (Age.MIGHT, Age.REASON)}, turn=a))
+        before, state = await bot.service.snapshot(scene.ch.id)
+        for building, square, short in (("keep", "F1", 1), ("castle", "F3", 2)):
+            ia = await scene.slash(alice, "build", age="might", building=building,
+                                   square=square)
+            msg = ia.messages[0]
+            assert msg.ephemeral and f"your hand lacks {short} military." in msg.content, (
+                msg.content)
+        assert (await bot.service.snapshot(scene.ch.id))[0].version == before.version
+
+        got = await autocomplete(fake, alice, scene.ch, "renovate", "square", {})
+        assert [c["value"] for c in got] == ["C4"]
+        ia = await scene.slash(alice, "renovate", square=got[0]["value"])
+        assert ia.messages[0].ephemeral
+        _, after = await bot.service.snapshot(scene.ch.id)
+        assert after.step == state.step + 1, ia.messages[0].content
+        ruin = tile_at(after, Age.REASON, "C4")
+        assert ruin is not None and ruin.ruin and ruin.marker == a
+        assert after.players[a].hand.count(Family.MILITARY) == 0
+        await fake.wait_for_message(scene.ch, lambda m: "pays the first card to renovate the "
+                                    "Castle ruin at C4" in m.content)
+
+
+async def test_the_game_group_gathers_the_keepers_commands_for_servers_only(
+        scene: Scene) -> None:
+    """Issue 13, 4: pause, resume, settings, abandon and rebuild are subcommands of /game, not
+    commands of their own, and Discord is told /game is for servers only (contexts: guild,
+    no DM permission)."""
+    async with scene.fake.running(scene.bot()):
+        commands = synced(scene.fake, scene.guild)
+    game = commands["game"]
+    members = {o["name"] for o in game["options"]}
+    assert {"pause", "resume", "settings", "abandon", "rebuild"} <= members
+    assert not members & set(commands), "none of them is also a top-level command"
+    assert game.get("contexts") == [0] and game["dm_permission"] is False
+    assert commands["help"].get("dm_permission") is not False, "/help still works in a DM"
