@@ -1,10 +1,11 @@
 """Shared set-up of the end-to-end tests: a fake Discord with one server and its #khronos
-channel (``scene``), the bot built on it, an opened storage closed after the test
-(``storage``), and games started or set to a prepared position through the service."""
+channel (``scene``), the bot built on it (``scene.bot()``, or ``seeded_bot`` for a bot whose
+games get a chosen seed), and games started or set to a prepared position."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -72,12 +73,21 @@ def scene(fake_discord: FakeDiscord, tmp_path: Path) -> Scene:  # noqa: F811
     return Scene(fake_discord, guild, fake_discord.add_channel(guild, "khronos"), tmp_path)
 
 
+SeededBot = Callable[[int | None], AbstractAsyncContextManager[KhronosBot]]
+
+
 @pytest.fixture
-async def storage(tmp_path: Path) -> AsyncIterator[Storage]:
-    """The SQLite file of the data folder, opened; closed after the test (and after every
-    bot of the test has closed)."""
-    opened = await Storage.in_dir(tmp_path).open()
-    try:
-        yield opened
-    finally:
-        await opened.close()
+def seeded_bot(scene: Scene) -> SeededBot:
+    """``async with seeded_bot(seed) as bot``: the bot on the data folder's SQLite file, whose
+    new games get ``seed`` (None: random); the file is closed after the block."""
+
+    @asynccontextmanager
+    async def make(seed: int | None = None) -> AsyncIterator[KhronosBot]:
+        storage = await Storage.in_dir(scene.data).open()
+        try:
+            yield scene.bot(service=GameService(
+                storage, seeds=None if seed is None else (lambda: seed)))
+        finally:
+            await storage.close()
+
+    return make
