@@ -455,3 +455,28 @@ async def test_a_kicked_player_is_replaced_by_a_computer_then_taken_back_by_a_pe
     assert len(computer_posts(fake, ch)) == played, "the computer plays no more"
     assert not [m for m in fake.channel_messages(ch)
                 if m.content.startswith(MARK) and "dee" in m.content]
+
+
+def test_closing_the_pool_stops_a_busy_worker_and_refuses_new_decisions() -> None:
+    """A worker still busy when the bot closes (a decision nobody waits for any more) is
+    terminated after the grace period, so the bot's exit is never held up by a search; the
+    closed pool refuses further work."""
+    import threading
+    import time
+    from concurrent.futures.process import BrokenProcessPool
+
+    from bot.ai_pool import ThinkPool
+
+    pool = ThinkPool(1)
+    busy = pool.submit(time.sleep, 600)
+    while not pool.pids():
+        time.sleep(0.02)
+    [pid] = pool.pids()
+    closer = threading.Thread(target=pool.close, kwargs={"grace": 0.2})
+    closer.start()
+    closer.join(timeout=20)
+    assert not closer.is_alive(), "close() waited for the search instead of stopping it"
+    assert gone(pid)
+    assert isinstance(busy.exception(timeout=10), BrokenProcessPool)
+    with pytest.raises(RuntimeError, match="shut down"):
+        pool.submit(time.sleep, 0)
