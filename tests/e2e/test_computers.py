@@ -10,25 +10,23 @@ import os
 import random
 import signal
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 
 import engine
-from bot.discord_app import KhronosBot, create_bot
+from bot.discord_app import KhronosBot
 from bot.service import MARK, TimerKind, is_computer
-from bot.settings import Settings
 from bot.storage import Storage
 from engine import Age
+from tests.e2e.conftest import Scene
 from tests.e2e.test_bot_game import Table, decodes, pick
 from tests.fakediscord.fake import FakeDiscord
 from tests.fakediscord.models import FakeChannel, FakeMessage
 
 
-def make_bot(fake: FakeDiscord, data: Path, guild_id: int, delay: float) -> KhronosBot:
-    return create_bot(Settings(
-        DISCORD_TOKEN=fake.token, KHRONOS_DATA_DIR=data, KHRONOS_TEST_GUILD_ID=guild_id,
-        KHRONOS_COMPUTER_DELAY=delay, KHRONOS_COMPUTER_BUDGET=0))
+def make_bot(scene: Scene, delay: float) -> KhronosBot:
+    """A computer acts ``delay`` seconds after the game waits for it, without a search budget."""
+    return scene.bot(KHRONOS_COMPUTER_DELAY=delay, KHRONOS_COMPUTER_BUDGET=0)
 
 
 async def computer_done(table: Table, version: int, timeout: float = 20.0) -> None:
@@ -44,15 +42,13 @@ async def computer_done(table: Table, version: int, timeout: float = 20.0) -> No
     raise AssertionError("the computer did not play")
 
 
-async def test_a_person_against_a_computer(fake_discord: FakeDiscord, tmp_path: Path) -> None:
-    fake = fake_discord
-    guild = fake.add_guild()
-    ch = fake.add_channel(guild, "khronos")
+async def test_a_person_against_a_computer(scene: Scene) -> None:
+    fake, ch = scene.fake, scene.ch
     alice, bob = fake.add_user("alice"), fake.add_user("bob")
     rng = random.Random(5)
 
     # --- lobby, and the first turns with a computer that waits ten minutes ---------------
-    async with fake.running(make_bot(fake, tmp_path, guild.id, 600.0)) as bot:
+    async with fake.running(make_bot(scene, 600.0)) as bot:
         table = Table(fake, bot, ch, [alice])
         await table.slash(alice, "create")
         ia = await table.slash(bob, "addbot", level="easy")
@@ -72,7 +68,7 @@ async def test_a_person_against_a_computer(fake_discord: FakeDiscord, tmp_path: 
         await asyncio.sleep(0.3)
         assert (await table.state())[0].version == waiting, "it waits its delay"
     # --- the bot stops during the computer's turn; when it starts, the timer is due --------
-    storage = await Storage.in_dir(tmp_path).open()
+    storage = await Storage.in_dir(scene.data).open()
     try:
         async with storage.write() as tx:
             [timer] = await tx.timers(info.game_id)
@@ -80,7 +76,7 @@ async def test_a_person_against_a_computer(fake_discord: FakeDiscord, tmp_path: 
             await tx.reschedule_timer(timer.id, 0.0)
     finally:
         await storage.close()
-    async with fake.running(make_bot(fake, tmp_path, guild.id, 0.0)) as bot:
+    async with fake.running(make_bot(scene, 0.0)) as bot:
         table = Table(fake, bot, ch, [alice])
         await computer_done(table, waiting)
         plays = 0
@@ -116,11 +112,9 @@ async def test_a_person_against_a_computer(fake_discord: FakeDiscord, tmp_path: 
 # --- the computers' worker processes (KHRONOS_AI_WORKERS, bot/ai_pool.py) --------------------
 
 
-def pool_bot(fake: FakeDiscord, data: Path, guild_id: int, workers: int,
-             budget: float) -> KhronosBot:
-    return create_bot(Settings(
-        DISCORD_TOKEN=fake.token, KHRONOS_DATA_DIR=data, KHRONOS_TEST_GUILD_ID=guild_id,
-        KHRONOS_COMPUTER_DELAY=0, KHRONOS_COMPUTER_BUDGET=budget, KHRONOS_AI_WORKERS=workers))
+def pool_bot(scene: Scene, workers: int, budget: float) -> KhronosBot:
+    return scene.bot(KHRONOS_COMPUTER_DELAY=0, KHRONOS_COMPUTER_BUDGET=budget,
+                     KHRONOS_AI_WORKERS=workers)
 
 
 async def until(check: Callable[[], bool], timeout: float = 30.0) -> None:
@@ -140,16 +134,14 @@ def gone(pid: int) -> bool:
 
 
 async def test_a_killed_worker_process_is_replaced_and_the_computer_still_plays(
-        fake_discord: FakeDiscord, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+        scene: Scene, caplog: pytest.LogCaptureFixture) -> None:
     """The computer thinks in a worker process, not in the bot's; a worker killed while it
     thinks, and one killed while idle, are replaced and the decision is computed again (not
     the default move); closing the bot leaves no worker process."""
-    fake = fake_discord
-    guild = fake.add_guild()
-    ch = fake.add_channel(guild, "khronos")
+    fake, ch = scene.fake, scene.ch
     alice = fake.add_user("alice")
     caplog.set_level(logging.WARNING, logger="khronos")
-    async with fake.running(pool_bot(fake, tmp_path, guild.id, 1, 1.5)) as bot:
+    async with fake.running(pool_bot(scene, 1, 1.5)) as bot:
         pool = bot.ai_pool
         assert pool is not None and bot.service.ai_executor is pool
         table = Table(fake, bot, ch, [alice])
@@ -193,11 +185,9 @@ async def test_a_killed_worker_process_is_replaced_and_the_computer_still_plays(
     assert any("worker process died" in m for m in said)
 
 
-async def test_ai_workers_0_thinks_in_a_thread(fake_discord: FakeDiscord,
-                                                tmp_path: Path) -> None:
-    fake = fake_discord
-    guild = fake.add_guild()
-    async with fake.running(pool_bot(fake, tmp_path, guild.id, 0, 0)) as bot:
+async def test_ai_workers_0_thinks_in_a_thread(scene: Scene) -> None:
+    fake = scene.fake
+    async with fake.running(pool_bot(scene, 0, 0)) as bot:
         assert bot.ai_pool is None and bot.service.ai_executor is None
 
 
@@ -238,15 +228,12 @@ def computer_posts(fake: FakeDiscord, ch: FakeChannel, after: str = "") -> list[
     return [m for m in messages if m.content.startswith(MARK) and m.attachments]
 
 
-async def test_a_rebuild_keeps_the_computer_seats_and_their_levels(fake_discord: FakeDiscord,
-                                                                   tmp_path: Path) -> None:
+async def test_a_rebuild_keeps_the_computer_seats_and_their_levels(scene: Scene) -> None:
     """/game rebuild of a game damaged during a computer's turn keeps both computers, each at
     its level, and they play on from the rebuilt state."""
-    fake = fake_discord
-    guild = fake.add_guild()
-    ch = fake.add_channel(guild, "khronos")
+    fake, ch = scene.fake, scene.ch
     alice = fake.add_user("alice")
-    async with fake.running(make_bot(fake, tmp_path, guild.id, 600.0)) as bot:
+    async with fake.running(make_bot(scene, 600.0)) as bot:
         table = Table(fake, bot, ch, [alice])
         await table.slash(alice, "create")
         await table.slash(alice, "addbot", level="easy")
@@ -286,18 +273,15 @@ async def test_a_rebuild_keeps_the_computer_seats_and_their_levels(fake_discord:
         "both computers play after the rebuild")
 
 
-async def test_a_computer_answers_its_r37_choice_and_the_game_goes_on(fake_discord: FakeDiscord,
-                                                                      tmp_path: Path) -> None:
+async def test_a_computer_answers_its_r37_choice_and_the_game_goes_on(scene: Scene) -> None:
     """R32/R33/R37: alice's Hamlet joins her domain (Keep + Watchtower) to the computer's Keep;
     the computer owns the losing Keep and must choose where its Watchtower goes. It answers by
     itself, no choice is sent to it, and alice's turn goes on."""
     from engine.builder import position, tile_at
 
-    fake = fake_discord
-    guild = fake.add_guild()
-    ch = fake.add_channel(guild, "khronos")
+    fake, ch = scene.fake, scene.ch
     alice = fake.add_user("alice")
-    async with fake.running(make_bot(fake, tmp_path, guild.id, 600.0)) as bot:
+    async with fake.running(make_bot(scene, 600.0)) as bot:
         table = Table(fake, bot, ch, [alice])
         await table.slash(alice, "create")
         await table.slash(alice, "addbot", level="easy")
@@ -341,15 +325,12 @@ async def test_a_computer_answers_its_r37_choice_and_the_game_goes_on(fake_disco
     assert rows and not to_it, "no choice and no DM addressed to the computer"
 
 
-async def test_a_restart_in_the_middle_of_a_computers_turn(fake_discord: FakeDiscord,
-                                                           tmp_path: Path) -> None:
+async def test_a_restart_in_the_middle_of_a_computers_turn(scene: Scene) -> None:
     """The computer has played part of its turn when the bot stops; after the start its
     durable timer fires and it finishes that same turn, nothing played twice or lost."""
-    fake = fake_discord
-    guild = fake.add_guild()
-    ch = fake.add_channel(guild, "khronos")
+    fake, ch = scene.fake, scene.ch
     alice = fake.add_user("alice")
-    async with fake.running(make_bot(fake, tmp_path, guild.id, 600.0)) as bot:
+    async with fake.running(make_bot(scene, 600.0)) as bot:
         table = Table(fake, bot, ch, [alice])
         await table.slash(alice, "create")
         await table.slash(alice, "addbot", level="easy")
@@ -368,7 +349,7 @@ async def test_a_restart_in_the_middle_of_a_computers_turn(fake_discord: FakeDis
         async with bot.service.storage.read() as q:
             [timer] = await q.timers(info.game_id)
         assert timer.kind == TimerKind.COMPUTER
-    async with fake.running(make_bot(fake, tmp_path, guild.id, 600.0)) as bot:
+    async with fake.running(make_bot(scene, 600.0)) as bot:
         table = Table(fake, bot, ch, [alice])
         info, state = await table.state()
         assert state == mid, "what it played before the stop is kept"
@@ -407,15 +388,13 @@ async def computer_acted(table: Table, version: int, timeout: float = 30.0) -> N
 
 
 async def test_a_kicked_player_is_replaced_by_a_computer_then_taken_back_by_a_person(
-        fake_discord: FakeDiscord, tmp_path: Path) -> None:
+        scene: Scene) -> None:
     """/game kick level:easy during bob's turn: a computer plays his turn and the next ones
     with his seat; /game replace computer:… new:@dee gives the seat to dee, who gets the hand
     and plays it, and the computer acts no more."""
-    fake = fake_discord
-    guild = fake.add_guild()
-    ch = fake.add_channel(guild, "khronos")
+    fake, ch = scene.fake, scene.ch
     alice, bob, dee = fake.add_user("alice"), fake.add_user("bob"), fake.add_user("dee")
-    async with fake.running(make_bot(fake, tmp_path, guild.id, 0.0)) as bot:
+    async with fake.running(make_bot(scene, 0.0)) as bot:
         table = Table(fake, bot, ch, [alice, bob, dee])
         await table.slash(alice, "create", players=2)
         await table.slash(bob, "join")
