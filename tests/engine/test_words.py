@@ -1,0 +1,237 @@
+"""The engine's sentences in English, French and German (engine/words.py, engine/locales):
+the catalogues are complete and consistent, ``describe``/``explain`` give today's English
+exactly, and every event and refusal that games and illegal actions produce is worded in every
+language without a missing key."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from engine import (
+    Age,
+    BuildingType,
+    Construct,
+    Demolish,
+    EndTurn,
+    EngineError,
+    Event,
+    Exchange,
+    Family,
+    GameState,
+    HoldemSwap,
+    IllegalAction,
+    Options,
+    Populate,
+    Renovate,
+    Travel,
+    Upgrade,
+    apply,
+    check,
+    current_seat,
+    describe,
+    describe_choice,
+    describe_lines,
+    describe_prompt,
+    explain,
+    new_game,
+)
+from engine.actions import Action, Choose
+from engine.board import square_name
+from engine.random_player import random_action, seeking_action
+from engine.words import LANGS, catalogue, phrase, word
+
+_FIELD = re.compile(r"\{(\w+)(?::([\w.]+))?\}")
+_RULE = re.compile(r"R\d+")
+_SEAT = re.compile(r"\{P\d+\}")
+
+AGES = {"might", "faith", "reason"}
+BUILDINGS = {str(t) for t in BuildingType}
+FAMILIES = {str(f) for f in Family}
+COUNTED = {"one", "other"}
+
+
+def _names(template: str) -> set[str]:
+    return {m[1] for m in _FIELD.finditer(template)}
+
+
+def _sections(lang: str) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for key in catalogue(lang):
+        if key.startswith("terms."):
+            _, section, code = key.split(".", 2)
+            out.setdefault(section, set()).add(code)
+    return out
+
+
+def test_every_sentence_has_its_french_and_german_with_the_same_placeholders() -> None:
+    en = catalogue("en")
+    for lang in ("fr", "de"):
+        other = catalogue(lang)
+        for key, template in en.items():
+            if key.startswith("terms."):
+                continue
+            assert key in other, (lang, key)
+            assert _names(other[key]) == _names(template), (lang, key)
+            # rule references stay in every language
+            assert sorted(_RULE.findall(other[key])) == sorted(_RULE.findall(template)), (
+                lang,
+                key,
+            )
+        for key in other:
+            # a language may add grammatical variants of a phrase ("phrase.tile_acc"), no more
+            if not key.startswith("terms.") and key not in en:
+                assert key.rsplit("_", 1)[0] in en, (lang, key)
+
+
+def test_every_term_section_names_all_its_codes() -> None:
+    """A section lists every age, building or family, or is a counted phrase with {n}."""
+    for lang in LANGS:
+        for section, codes in _sections(lang).items():
+            if section == "list":
+                assert codes == {"and", "comma"}, (lang, section)
+            elif section == "cards":
+                assert codes == {"part", "join", "one", "other"}, (lang, section)
+            elif codes == COUNTED:
+                for form in COUNTED:
+                    assert "{n}" in catalogue(lang)[f"terms.{section}.{form}"], (lang, section)
+            else:
+                assert codes in (AGES, BUILDINGS, FAMILIES), (lang, section, codes)
+        assert {"age", "building", "cards_one", "cards_other"} <= set(_sections(lang))
+
+
+def test_word_picks_forms_plurals_and_falls_back_to_english() -> None:
+    assert word("en", "event.income", {"who": "{P0}", "ecus": 1, "round": 4}) == (
+        "{P0} collects 1 Ecu of income (round 4, R46)."
+    )
+    assert word("fr", "event.income", {"who": "{P0}", "ecus": 0, "round": 4}) == (
+        "{P0} touche 0 écu de revenu (manche 4, R46)."
+    )
+    assert word("de", "event.income", {"who": "{P0}", "ecus": 0, "round": 7}) == (
+        "{P0} erhält 0 Ecus Einkommen (Runde 7, R46)."
+    )
+    cards = ["military", "military", "civil"]
+    assert word("en", "refusal.exchange_hand", {"cards": cards}).endswith(
+        "2 military + 1 civil cards."
+    )
+    assert word("fr", "refusal.exchange_hand", {"cards": cards}).endswith(
+        "2 cartes militaires + 1 carte civile."
+    )
+    assert word("de", "refusal.exchange_hand", {"cards": cards}).endswith(
+        "2 Militärkarten + 1 Zivilkarte."
+    )
+    tile = phrase("phrase.tile_owned", who="{P1}", type="keep", at="F6")
+    assert word("de", "event.populated", {"who": "{P0}", "n": 1, "tile": tile}) == (
+        "{P0} setzt 1 Würfel auf den Bergfried von {P1} auf F6 im Zeitalter der Vernunft (R41)."
+    )
+    # an unknown language is English
+    assert word("it", "refusal.no_choice", {}) == word("en", "refusal.no_choice", {})
+
+
+def test_an_event_stored_before_keys_describes_as_its_text() -> None:
+    old = Event.model_validate_json('{"kind": "built", "text": "{P0} builds a Keep."}')
+    assert describe(old, "fr") == describe(old, "de") == "{P0} builds a Keep."
+    err = IllegalAction("R20 Dominion: no.", "R20")
+    assert explain(err, "fr") == str(err)
+
+
+def _check_event(event: Event, seen: dict[str, int]) -> None:
+    """English equals the text, also after a JSON round trip; fr and de word it fully."""
+    stored = Event.model_validate_json(event.model_dump_json())
+    assert describe(stored, "en") == event.text
+    assert describe_lines(stored, "en") == event.breakdown
+    assert event.key, event
+    seat_tokens = sorted(_SEAT.findall(event.text))
+    for lang in ("fr", "de"):
+        text = describe(stored, lang)
+        assert sorted(_SEAT.findall(text)) == seat_tokens, (lang, text)
+        assert "{" not in _SEAT.sub("", text), (lang, text)
+        assert sorted(_RULE.findall(text)) == sorted(_RULE.findall(event.text)), (lang, text)
+        for line in describe_lines(stored, lang):
+            assert "{" not in _SEAT.sub("", line), (lang, line)
+    seen[event.key] = seen.get(event.key, 0) + 1
+
+
+def _check_refusal(err: EngineError, seen: dict[str, int]) -> None:
+    assert err.key, err
+    assert explain(err, "en") == str(err) == err.message
+    for lang in ("fr", "de"):
+        text = explain(err, lang)
+        assert "{" not in _SEAT.sub("", text), (lang, text)
+        assert text != str(err) or not re.search("[a-z]", text), (lang, text)
+        if err.rule and str(err).startswith(err.rule):
+            assert text.startswith(err.rule), (lang, text)
+    seen[err.key] = seen.get(err.key, 0) + 1
+
+
+def _wild_actions(state: GameState, rnd: random.Random) -> list[Action]:
+    """Actions picked with little regard for the position: most are refused."""
+    fams = list(Family)
+    ages = list(Age)
+
+    def sq() -> str:
+        return rnd.choice([square_name(rnd.randrange(320)), "Z9", "C99", "k"])
+
+    def hand(n: int) -> tuple[Family, ...]:
+        return tuple(rnd.choice(fams) for _ in range(n))
+
+    return [
+        Construct(
+            age=rnd.choice(ages),
+            building=rnd.choice(list(BuildingType)),
+            square=sq(),
+            surcharge=hand(rnd.randrange(3)) if rnd.random() < 0.3 else None,
+        ),
+        Upgrade(age=rnd.choice(ages), square=sq(), to=rnd.choice(list(BuildingType))),
+        Upgrade(
+            age=rnd.choice(ages), square=sq(), to=rnd.choice(list(BuildingType)), at=sq()
+        ),
+        Demolish(age=rnd.choice(ages), square=sq()),
+        Populate(square=sq(), count=rnd.randrange(1, 5)),
+        Renovate(square=sq(), cards=rnd.choice([None, 1, 2])),
+        Travel(to=rnd.choice(ages), adventurer=rnd.choice([None, 0, 1])),
+        Exchange(discard=hand(rnd.randrange(0, 4))),
+        HoldemSwap(take=hand(rnd.randrange(0, 3)), give=hand(rnd.randrange(0, 3))),
+        EndTurn(discard=hand(rnd.randrange(0, 3))),
+        Choose(option=rnd.randrange(4)),
+    ]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_games_and_wild_actions_are_worded_in_every_language(seed: int) -> None:
+    """Random and scenario-seeking games: every event, pending prompt and option, and the
+    refusal of thousands of ill-chosen actions (any seat, any position), in en, fr and de."""
+    rnd = random.Random(seed)
+    player = seeking_action if seed % 2 else random_action
+    state = new_game(Options(players=2 + seed % 4, holdem=seed % 3 == 0), seed)
+    events: dict[str, int] = {}
+    refusals: dict[str, int] = {}
+    while not state.over:
+        if state.step % 3 == 0:
+            for action in _wild_actions(state, rnd):
+                seat = rnd.choice([current_seat(state) or 0, rnd.randrange(6)])
+                try:
+                    check(state, seat, action)
+                except EngineError as err:
+                    _check_refusal(err, refusals)
+        if state.pending is not None:
+            for lang in LANGS:
+                assert "{" not in _SEAT.sub("", describe_prompt(state.pending, lang))
+                for option in state.pending.options:
+                    assert describe_choice(option, lang)
+            assert describe_prompt(state.pending, "en") == state.pending.prompt
+            assert [describe_choice(o, "en") for o in state.pending.options] == [
+                o.label for o in state.pending.options
+            ]
+        seat, action = player(state, rnd)
+        state, new = apply(state, seat, action)
+        for event in new:
+            _check_event(event, events)
+    try:
+        check(state, 0, EndTurn(discard=()))
+    except EngineError as err:
+        _check_refusal(err, refusals)
+    assert "event.game_over_one" in events or "event.game_over_shared" in events
+    assert len(refusals) >= 15, sorted(refusals)
