@@ -18,7 +18,7 @@ class EngineError(Exception):
 
     def __init__(
         self,
-        message: str,
+        message: str | None,
         rule: str | None = None,
         *,
         key: str = "",
@@ -26,15 +26,25 @@ class EngineError(Exception):
     ) -> None:
         if rule is not None:
             self.rule = rule
-        self.message = message
+        self._message = message
         self.key = key
         self.params: dict[str, Any] = params if params is not None else {}
-        super().__init__(message)
+        super().__init__(*(() if message is None else (message,)))
 
     @classmethod
     def say(cls, key: str, rule: str | None = None, **params: Any) -> Self:
-        """The refusal ``key`` of the catalogue, worded in English now."""
-        return cls(english(key, params), rule, key=key, params=params)
+        """The refusal ``key`` of the catalogue. Its English is worded when first read: the
+        legality checks build refusals by the thousand and most are never read."""
+        return cls(None, rule, key=key, params=params)
+
+    @property
+    def message(self) -> str:
+        if self._message is None:
+            self._message = english(self.key, self.params)
+        return self._message
+
+    def __str__(self) -> str:
+        return self.message
 
 
 class MalformedAction(EngineError):

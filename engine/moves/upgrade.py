@@ -49,21 +49,29 @@ def upgrade_problem(
     if age is Age.REASON:
         return IllegalAction.say("refusal.upgrade_reason", "R40")
     old = building.type
-    what = _what(building)
-    here = square_name(building.at)
     if BUILDINGS[to].family is not building.family or to not in upgrade_targets(old):
         targets: list[str] | dict[str, Any] = [str(t) for t in upgrade_targets(old)]
         return IllegalAction.say(
-            "refusal.upgrade_family", "R16", what=what, targets=targets or phrase("phrase.none")
+            "refusal.upgrade_family",
+            "R16",
+            what=_what(building),
+            targets=targets or phrase("phrase.none"),
         )
     if building.family is not Family.CIVIL and building.owner != seat:
-        return IllegalAction.say("refusal.upgrade_not_yours", "R16", what=what, at=here)
+        return IllegalAction.say(
+            "refusal.upgrade_not_yours", "R16", what=_what(building), at=square_name(building.at)
+        )
     size = BUILDINGS[to].size
     fp = FOOTPRINTS[size][at]
     old_size = BUILDINGS[old].size
     if fp is None or at not in outer_positions(building.at, old_size, size):
         return IllegalAction.say(
-            "refusal.upgrade_cover", "R16", to=str(to), at=square_name(at), what=what, where=here
+            "refusal.upgrade_cover",
+            "R16",
+            to=str(to),
+            at=square_name(at),
+            what=_what(building),
+            where=square_name(building.at),
         )
     idx = ctx.index(age)
     inside = set(building.cells)
@@ -79,7 +87,11 @@ def upgrade_problem(
     if ctx.state.stock[to] <= 0:
         return IllegalAction.say("refusal.upgrade_stock", "R16", to=str(to))
     if building.family is not Family.CIVIL:
-        name = phrase("phrase.upgrading", what=what, where=here, to=str(to))
+
+        def name() -> dict[str, Any]:
+            where = square_name(building.at)
+            return phrase("phrase.upgrading", what=_what(building), where=where, to=str(to))
+
         return hierarchy_problem(idx, age, to, fp, {building.key}, name)
     return None
 
