@@ -43,6 +43,10 @@ class EngineError(Exception):
             self._message = english(self.key, self.params)
         return self._message
 
+    @message.setter
+    def message(self, text: str) -> None:  # the service puts players' names in
+        self._message = text
+
     def __str__(self) -> str:
         return self.message
 
