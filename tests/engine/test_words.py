@@ -235,3 +235,67 @@ def test_games_and_wild_actions_are_worded_in_every_language(seed: int) -> None:
         _check_refusal(err, refusals)
     assert "event.game_over_one" in events or "event.game_over_shared" in events
     assert len(refusals) >= 15, sorted(refusals)
+
+
+_TILE = phrase("phrase.tile_owned", who="{P1}", type="castle", at="C4")
+# Sentences the games above rarely or never meet, with the params the engine gives them.
+RARE = [
+    ("refusal.cards_short", {"what": phrase("phrase.this_upgrade", to="abbey"),
+                             "cards": ["religious", "religious"],
+                             "short": [phrase("phrase.missing_religious", n=1)]}),
+    ("refusal.cards_short", {"what": phrase("phrase.demolishing_it"), "cards": ["civil"],
+                             "short": [phrase("phrase.missing_civil", n=1)]}),
+    ("refusal.card_limit", {"what": phrase("phrase.populating"), "n": 3, "age": "reason",
+                            "room": 2}),
+    ("event.no_ripple_stock", {"what": phrase("phrase.ripple_what_ruin", type="abbey"),
+                               "where": "B2", "to": "reason", "type": "abbey"}),
+    ("refusal.unknown_action", {"action": "Jump()"}),
+    ("refusal.holdem_reserve", {"cards": ["civil", "civil"]}),
+    ("refusal.no_cube", {}),
+    ("refusal.upgrade_cover", {"to": "castle", "at": "S15", "what": phrase("phrase.building",
+                               type="keep"), "where": "S15"}),
+    ("refusal.upgrade_cover", {"to": "town", "at": "A1", "what":
+                               phrase("phrase.printed_hamlet"), "where": "B2"}),
+    ("refusal.upgrade_river", {"to": "keep", "at": "J3"}),
+    ("refusal.upgrade_stock", {"to": "city"}),
+    ("refusal.upgrade_family", {"what": phrase("phrase.printed_hamlet"),
+                                "targets": ["town", "city"]}),
+    ("refusal.upgrade_family", {"what": phrase("phrase.building", type="city"),
+                                "targets": phrase("phrase.none")}),
+    ("refusal.renovate_no_cube", {}),
+    ("refusal.populate_room", {"tile": _TILE, "room": 0}),
+    ("refusal.dominion", {"name": phrase("phrase.upgrading", what=phrase(
+        "phrase.printed_hamlet"), where="C7", to="town")}),
+]
+
+
+@pytest.mark.parametrize(("key", "params"), RARE)
+def test_rare_sentences_are_worded_in_every_language(key: str, params: dict[str, object]) -> None:
+    english = word("en", key, params)
+    for lang in ("fr", "de"):
+        text = word(lang, key, params)
+        assert "{" not in _SEAT.sub("", text) and text != english, (lang, text)
+        assert sorted(_RULE.findall(text)) == sorted(_RULE.findall(english))
+
+
+def test_the_grammar_of_a_few_sentences() -> None:
+    """Articles and cases follow the building (French gender, German case)."""
+    cover = {"to": "castle", "at": "S15", "what": phrase("phrase.printed_hamlet"), "where": "S15"}
+    assert word("fr", "refusal.upgrade_cover", cover) == (
+        "R16 Agrandir : un Château en S15 ne couvrirait pas entièrement le Hameau imprimé en S15 "
+        "dans le plateau."
+    )
+    assert word("de", "refusal.upgrade_cover", cover) == (
+        "R16 Ausbauen: Eine Burg auf S15 würde den aufgedruckten Weiler auf S15 nicht ganz "
+        "innerhalb des Spielplans bedecken."
+    )
+    built = {"who": "{P0}", "type": "abbey", "at": "B2", "age": "faith",
+             "cards": ["religious"] * 3, "bonus": 2}
+    assert word("fr", "event.built_bonus", built) == (
+        "{P0} construit une Abbaye en B2 sur Foi pour 3 cartes religieuses et touche un bonus "
+        "de 2 écus (R17)."
+    )
+    assert word("de", "event.built_bonus", built) == (
+        "{P0} baut eine Abtei auf B2 (Glaube) für 3 Religionskarten und erhält 2 Ecus Bonus "
+        "(R17)."
+    )
