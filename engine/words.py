@@ -27,7 +27,6 @@ from __future__ import annotations
 import functools
 import re
 import tomllib
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from importlib import resources
 from typing import Any
@@ -68,10 +67,6 @@ def placeholders(template: str) -> set[str]:
     return {m[0] for m in _FIELD.finditer(template)}
 
 
-def _lang(lang: str) -> str:
-    return lang if lang in LANGS else "en"
-
-
 def _template(lang: str, key: str) -> str:
     found = catalogue(lang).get(key)
     if found is None:
@@ -97,15 +92,13 @@ def _plain(lang: str, value: Any) -> str:
 
 
 def _cards(lang: str, codes: Sequence[str]) -> str:
-    count = Counter(codes)
-    parts = [
-        _template(lang, "terms.cards.part").format(
-            n=count[f],
-            family=_template(lang, f"terms.cards_{'one' if _one(lang, count[f]) else 'other'}.{f}"),
-        )
-        for f in FAMILY_CODES
-        if count[f]
-    ]
+    part = _template(lang, "terms.cards.part")
+    parts = []
+    for f in FAMILY_CODES:
+        n = codes.count(f)
+        if n:
+            family = _template(lang, f"terms.cards_{'one' if _one(lang, n) else 'other'}.{f}")
+            parts.append(part.replace("{n}", str(n)).replace("{family}", family))
     joined = _template(lang, "terms.cards.join").join(parts)
     form = "one" if _one(lang, len(codes)) else "other"
     return _template(lang, f"terms.cards.{form}").replace("{parts}", joined)
@@ -136,10 +129,37 @@ def _field(lang: str, value: Any, spec: str | None) -> str:
     return _template(lang, f"terms.{spec}.{value}")
 
 
+Piece = tuple[str, str, str | None]  # (literal text before, placeholder name or "", spec)
+
+
+@functools.cache
+def _pieces(lang: str, key: str) -> tuple[Piece, ...]:
+    """A template cut at its placeholders once, so wording it is a join (``apply`` words
+    every event it makes)."""
+    template = _template(lang, key)
+    out: list[Piece] = []
+    pos = 0
+    for m in _FIELD.finditer(template):
+        out.append((template[pos : m.start()], m[1], m[2]))
+        pos = m.end()
+    out.append((template[pos:], "", None))
+    return tuple(out)
+
+
 def word(lang: str, key: str, params: Mapping[str, Any]) -> str:
     """The sentence ``key`` with ``params`` in ``lang`` (English for an unknown language)."""
-    lang = _lang(lang)
-    return _FIELD.sub(lambda m: _field(lang, params[m[1]], m[2]), _template(lang, key))
+    if lang not in LANGS:
+        lang = "en"
+    parts: list[str] = []
+    for text, name, spec in _pieces(lang, key):
+        parts.append(text)
+        if name:
+            value = params[name]
+            if spec is None and type(value) is str:
+                parts.append(value)
+            else:
+                parts.append(_field(lang, value, spec))
+    return "".join(parts)
 
 
 def english(key: str, params: Mapping[str, Any]) -> str:
