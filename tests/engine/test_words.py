@@ -41,6 +41,7 @@ from engine import (
 from engine.actions import Action, Choose
 from engine.board import square_name
 from engine.random_player import random_action, seeking_action
+from engine.state import Decision
 from engine.words import LANGS, catalogue, phrase, word
 
 _FIELD = re.compile(r"\{(\w+)(?::([\w.]+))?\}")
@@ -136,6 +137,16 @@ def test_word_picks_forms_plurals_and_falls_back_to_english() -> None:
 def test_an_event_stored_before_keys_describes_as_its_text() -> None:
     old = Event.model_validate_json('{"kind": "built", "text": "{P0} builds a Keep."}')
     assert describe(old, "fr") == describe(old, "de") == "{P0} builds a Keep."
+    income = Event.model_validate_json(
+        '{"kind": "income", "text": "{P0} collects 3 Ecus.", "breakdown": ["Might: 3"]}'
+    )
+    assert describe_lines(income, "de") == ["Might: 3"]
+    decision = Decision.model_validate_json(
+        '{"seat": 1, "kind": "downsize_which", "age": 0, "prompt": "Choose.", "default": 0,'
+        ' "options": [{"label": "{P1}\'s Keep at F6", "tile_id": 3}]}'
+    )
+    assert describe_prompt(decision, "fr") == "Choose."
+    assert describe_choice(decision.options[0], "de") == "{P1}'s Keep at F6"
     err = IllegalAction("R20 Dominion: no.", "R20")
     assert explain(err, "fr") == str(err)
 
