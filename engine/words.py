@@ -75,7 +75,9 @@ def _template(lang: str, key: str) -> str:
 
 
 def _one(lang: str, n: int) -> bool:
-    return n in (0, 1) if lang == "fr" else n == 1
+    """``.one`` for 1, ``.other`` for the rest, 0 included, in every language: as the images
+    count (render/locales), so that one picture never says "0 écu" and "0 écus"."""
+    return n == 1
 
 
 def _counted(lang: str, section: str, n: int) -> str:

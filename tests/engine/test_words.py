@@ -111,7 +111,7 @@ def test_word_picks_forms_plurals_and_falls_back_to_english() -> None:
         "{P0} collects 1 Ecu of income (round 4, R46)."
     )
     assert word("fr", "event.income", {"who": "{P0}", "ecus": 0, "round": 4}) == (
-        "{P0} touche 0 écu de revenu (manche 4, R46)."
+        "{P0} touche 0 écus de revenu (manche 4, R46)."
     )
     assert word("de", "event.income", {"who": "{P0}", "ecus": 0, "round": 7}) == (
         "{P0} erhält 0 Ecus Einkommen (Runde 7, R46)."
