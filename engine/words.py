@@ -17,7 +17,7 @@ happens, and ``describe``/``explain`` word it again in French or German from ``f
   joined with ``terms.list.comma``; a number picks ``terms.<section>.one`` or ``.other`` (the
   language's plural rule) with ``{n}`` in it;
 - ``{name:<form>}`` on a nested phrase: the phrase's ``<key>_<form>`` where the language has
-  one (German cases: ``phrase.tile_dat``), else the phrase itself.
+  one (German cases: ``phrase.tile_acc``), else the phrase itself.
 
 See docs/i18n.md for how to add a sentence.
 """
@@ -35,9 +35,6 @@ LANGS = ("en", "fr", "de")
 FAMILY_CODES = ("military", "religious", "civil")  # the order cards are listed in
 
 _FIELD = re.compile(r"\{(\w+)(?::([\w.]+))?\}")
-
-Params = dict[str, Any]  # JSON-safe: str, int, lists and nested phrases
-
 
 def phrase(key: str, **params: Any) -> dict[str, Any]:
     """A nested sentence part, kept as data so that each language words it."""
@@ -60,11 +57,6 @@ def catalogue(lang: str) -> dict[str, str]:
     out: dict[str, str] = {}
     _flatten(tomllib.loads(text), "", out)
     return out
-
-
-def placeholders(template: str) -> set[str]:
-    """The ``{name:spec}`` fields of a template, as written."""
-    return {m[0] for m in _FIELD.finditer(template)}
 
 
 def _template(lang: str, key: str) -> str:
@@ -116,7 +108,7 @@ def _field(lang: str, value: Any, spec: str | None) -> str:
         return _cards(lang, value)
     if spec == "comma":
         return _template(lang, "terms.list.comma").join(_plain(lang, v) for v in value)
-    if isinstance(value, dict):  # a phrase in a grammatical form: "phrase.tile" as "tile_dat"
+    if isinstance(value, dict):  # a phrase in a grammatical form: "phrase.tile" as "tile_acc"
         variant = f"{value['key']}_{spec}"
         key = variant if variant in catalogue(lang) else value["key"]
         return word(lang, key, value["params"])
