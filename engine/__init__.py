@@ -3,7 +3,8 @@
 The questions every caller asks: ``new_game``, ``current_seat``, ``legal_actions``, ``check``,
 ``apply``, ``preview``, ``is_terminal``, ``scores``; the autocomplete queries built from the same
 generators (``construct_options``, ``upgrade_options``, ``demolish_options``,
-``reason_options``); views for what players may see.
+``reason_options``); views for what players may see; ``describe`` and ``explain`` word events
+and refusals in English, French or German (engine/words.py, docs/i18n.md).
 """
 
 from .actions import (
@@ -23,6 +24,7 @@ from .actions import (
 )
 from .board import PRINTED_HAMLETS, TERRAIN, parse_square, square_name
 from .constants import BUILDINGS, Age, BuildingType, Family, Terrain
+from .describe import describe, describe_choice, describe_lines, describe_prompt, explain
 from .errors import (
     CorruptState,
     EngineError,
@@ -98,7 +100,12 @@ __all__ = [
     "current_seat",
     "default_choice",
     "demolish_options",
+    "describe",
+    "describe_choice",
+    "describe_lines",
+    "describe_prompt",
     "dump_action",
+    "explain",
     "format_text",
     "income",
     "invariant_problems",

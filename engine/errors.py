@@ -1,6 +1,14 @@
-"""Errors the engine raises. Each carries the rule it enforces and a sentence for the player."""
+"""Errors the engine raises. Each carries the rule it enforces and a sentence for the player.
+
+A refusal worded from the catalogue (``EngineError.say``) also carries its ``key`` and
+``params``, so that ``explain`` can word it in French or German; ``str(error)`` and
+``message`` are the English sentence."""
 
 from __future__ import annotations
+
+from typing import Any, Self
+
+from .words import english
 
 
 class EngineError(Exception):
@@ -8,11 +16,39 @@ class EngineError(Exception):
 
     rule: str = ""
 
-    def __init__(self, message: str, rule: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str | None,
+        rule: str | None = None,
+        *,
+        key: str = "",
+        params: dict[str, Any] | None = None,
+    ) -> None:
         if rule is not None:
             self.rule = rule
-        self.message = message
-        super().__init__(message)
+        self._message = message
+        self.key = key
+        self.params: dict[str, Any] = params if params is not None else {}
+        super().__init__(*(() if message is None else (message,)))
+
+    @classmethod
+    def say(cls, key: str, rule: str | None = None, **params: Any) -> Self:
+        """The refusal ``key`` of the catalogue. Its English is worded when first read: the
+        legality checks build refusals by the thousand and most are never read."""
+        return cls(None, rule, key=key, params=params)
+
+    @property
+    def message(self) -> str:
+        if self._message is None:
+            self._message = english(self.key, self.params)
+        return self._message
+
+    @message.setter
+    def message(self, text: str) -> None:  # the service puts players' names in
+        self._message = text
+
+    def __str__(self) -> str:
+        return self.message
 
 
 class MalformedAction(EngineError):

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from .constants import Age
+from .words import english
 
 
 class Event(BaseModel):
-    """One thing that happened. ``text`` is a sentence for players; ``squares`` (indexes) on
-    ``age`` are what the images highlight."""
+    """One thing that happened. ``text`` is a sentence for players (English); ``key`` and
+    ``params`` word it in other languages (``describe``; empty in events stored before they
+    existed). ``squares`` (indexes) on ``age`` are what the images highlight."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -21,6 +25,23 @@ class Event(BaseModel):
     amount: int | None = None
     adventurer: int | None = None  # travel: which adventurer moved (0 or 1)
     breakdown: list[str] = Field(default_factory=list)  # income per domain, final scores
+    key: str = ""
+    params: dict[str, Any] = Field(default_factory=dict)
+    lines: list[dict[str, Any]] = Field(default_factory=list)  # the breakdown as phrases
+
+
+def event(kind: str, key: str, params: dict[str, Any], **fields: Any) -> Event:
+    """An event worded from the catalogue: its English ``text`` now, ``key``/``params`` kept."""
+    lines: list[dict[str, Any]] = fields.pop("lines", [])
+    return Event(
+        kind=kind,
+        text=english(key, params),
+        key=key,
+        params=params,
+        lines=lines,
+        breakdown=[english(p["key"], p["params"]) for p in lines],
+        **fields,
+    )
 
 
 def format_text(text: str, names: dict[int, str] | list[str]) -> str:

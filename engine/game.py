@@ -18,7 +18,7 @@ from .constants import (
 from .errors import GameOver, IllegalAction, NotYourTurn
 from .events import Event
 from .moves.common import Specs, sorted_cards
-from .rules import FAMILY_ORDER, who
+from .rules import FAMILY_ORDER, prompt_words, who
 from .state import Board, GameState, Options, Player
 
 # --- setup -----------------------------------------------------------------------------------
@@ -90,25 +90,24 @@ def scores(state: GameState) -> dict[int, int]:
 
 def _require_turn(state: GameState, seat: int, action: Action) -> None:
     if not 0 <= seat < len(state.players):
-        raise NotYourTurn("You are not seated in this game.")
+        raise NotYourTurn.say("refusal.not_seated")
     if state.over:
-        raise GameOver("The game is over: no more moves can be played (R50).")
+        raise GameOver.say("refusal.game_over")
     if state.pending is not None:
         if seat != state.pending.seat:
-            raise NotYourTurn(
-                f"The game is waiting for {who(state.pending.seat)} to make a choice "
-                f"(R37): {state.pending.prompt}"
+            raise NotYourTurn.say(
+                "refusal.waiting_other",
+                who=who(state.pending.seat),
+                prompt=prompt_words(state.pending),
             )
         if not isinstance(action, Choose):
-            raise IllegalAction(
-                f"R37 Choice first: {state.pending.prompt} Answer it before anything else.",
-                "R37",
-            )
+            prompt = prompt_words(state.pending)
+            raise IllegalAction.say("refusal.choice_first", "R37", prompt=prompt)
         return
     if isinstance(action, Choose):
-        raise IllegalAction("R37 There is no choice to make right now.", "R37")
+        raise IllegalAction.say("refusal.no_choice", "R37")
     if seat != state.turn:
-        raise NotYourTurn(f"It is not your turn: it is {who(state.turn)}'s turn (R8).")
+        raise NotYourTurn.say("refusal.not_your_turn", who=who(state.turn))
 
 
 def check(state: GameState, seat: int, action: Action) -> None:
@@ -136,7 +135,7 @@ def preview(state: GameState, seat: int, action: Action) -> tuple[GameState, lis
 def default_choice(state: GameState) -> int:
     """R37: the option taken when the chooser lets the decision time out."""
     if state.pending is None:
-        raise IllegalAction("R37 There is no choice to make right now.", "R37")
+        raise IllegalAction.say("refusal.no_choice", "R37")
     return state.pending.default
 
 

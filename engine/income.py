@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 from .board import square_name
 from .constants import Age, Family
 from .domains import BoardIndex
 from .state import GameState
+from .words import phrase
 
 
-def income(state: GameState, seat: int) -> tuple[int, list[str]]:
-    """What ``seat`` collects now, with one line per paying domain."""
+def income(state: GameState, seat: int) -> tuple[int, list[dict[str, Any]]]:
+    """What ``seat`` collects now, with one line per paying domain (a catalogue phrase)."""
     total = 0
-    lines: list[str] = []
+    lines: list[dict[str, Any]] = []
     player = state.players[seat]
     reason_cubes = state.boards[Age.REASON].hamlet_cubes
     for age in sorted(set(player.adventurers)):  # R46: where his adventurers stand
@@ -33,18 +35,26 @@ def income(state: GameState, seat: int) -> tuple[int, list[str]]:
                 if counts[seat] == 0 or counts[seat] < max(counts.values()):
                     continue
                 amount = sum(b.income_value for b in members if b.family is not Family.CIVIL)
-                why = f"most cubes ({counts[seat]})"
+                why = phrase("phrase.income_cubes", cubes=counts[seat])
             else:  # R47, R48
                 fam = Family.MILITARY if age is Age.MIGHT else Family.RELIGIOUS
                 tops = idx.top_buildings(dom.members, fam)
                 if len(tops) != 1 or tops[0].owner != seat:
                     continue
                 amount = sum(b.value for b in members if b.family is Family.CIVIL)
-                why = f"{tops[0].type.label} at {square_name(tops[0].at)}"
+                why = phrase(
+                    "phrase.income_top", type=str(tops[0].type), at=square_name(tops[0].at)
+                )
             if amount:
                 first = min(members, key=lambda b: b.at)
                 total += amount
                 lines.append(
-                    f"{age.label}: {amount} from the domain at {square_name(first.at)} ({why})"
+                    phrase(
+                        "line.income",
+                        age=age.name.lower(),
+                        amount=amount,
+                        at=square_name(first.at),
+                        why=why,
+                    )
                 )
     return total, lines

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from typing import Any
 
 from .board import FOOTPRINTS, PRINTED_HAMLETS, inner_positions, square_name
 from .constants import BUILDINGS, HIERARCHY_ORDER, LADDER, Age, BuildingType, Family
 from .domains import BoardIndex, Building
-from .events import Event
-from .rules import article, hierarchy_problem, who
+from .events import Event, event
+from .rules import age_code, hierarchy_problem, prompt_words, who
 from .state import (
     Choice,
     Decision,
@@ -26,22 +27,32 @@ from .state import (
     Task,
     Tile,
 )
+from .words import english, phrase
 
 TaskResult = tuple[bool, list[Task]] | Decision  # (task done?, tasks to run first) or a question
 CONTINUE_WITH = False
 DONE = True
 
 
-def tile_name(tile: Tile | Building) -> str:
-    """``"{P1}'s Keep at F6"`` / ``"the Town at C4"`` / ``"the Keep ruin at C4"``."""
-    btype = tile.type
-    ruin = " ruin" if tile.ruin else ""
+def tile_words(tile: Tile | Building) -> dict[str, Any]:
+    """``"{P1}'s Keep at F6"`` / ``"the Town at C4"`` / ``"the Keep ruin at C4"``, as a
+    catalogue phrase."""
     where = square_name(tile.at)
     if isinstance(tile, Building) and tile.printed:
-        return f"the printed Hamlet at {where}"
+        return phrase("phrase.tile_printed", at=where)
     if tile.owner is not None:
-        return f"{who(tile.owner)}'s {btype.label} at {where}"
-    return f"the {btype.label}{ruin} at {where}"
+        return phrase("phrase.tile_owned", who=who(tile.owner), type=str(tile.type), at=where)
+    return phrase("phrase.tile_ruin" if tile.ruin else "phrase.tile", type=str(tile.type), at=where)
+
+
+def tile_name(tile: Tile | Building) -> str:
+    """``tile_words`` in English."""
+    words = tile_words(tile)
+    return english(words["key"], words["params"])
+
+
+def _building_at(b: Building) -> dict[str, Any]:
+    return phrase("phrase.building_at", type=str(b.type), at=square_name(b.at))
 
 
 def cells_of(tile: Tile) -> tuple[int, ...]:
@@ -70,9 +81,15 @@ def touched_domains(
 
 
 def remove_tile(
-    state: GameState, age: Age, tile: Tile, events: list[Event], why: str, cascade: bool
+    state: GameState,
+    age: Age,
+    tile: Tile,
+    events: list[Event],
+    why: dict[str, Any],
+    cascade: bool,
 ) -> None:
     """Take a tile off ``age``: tile to stock, cubes to their owners (R5), population by R30.
+    ``why`` is the end of the event's sentence, a catalogue phrase.
 
     ``cascade``: a Faith tile also takes its own Reason copy with it (R29 decision)."""
     board = state.boards[age]
@@ -83,9 +100,10 @@ def remove_tile(
     if tile.marker is not None:
         state.players[tile.marker].cubes += 1
     events.append(
-        Event(
-            kind="removed",
-            text=f"{tile_name(tile)[0].upper()}{tile_name(tile)[1:]} on {age.label} {why}.",
+        event(
+            "removed",
+            "event.removed",
+            {"tile": tile_words(tile), "age": age_code(age), "why": why},
             age=age,
             squares=list(cells_of(tile)),
             seat=tile.owner,
@@ -95,9 +113,8 @@ def remove_tile(
         _release_population(state, age, tile, events)
     if cascade and age is Age.FAITH:
         for copy in [t for t in state.boards[Age.REASON].tiles if t.origin == tile.id]:
-            remove_tile(
-                state, Age.REASON, copy, events, "goes with it (its Faith original is gone)", False
-            )
+            why = phrase("phrase.why_faith_gone")
+            remove_tile(state, Age.REASON, copy, events, why, False)
 
 
 def _release_population(state: GameState, age: Age, tile: Tile, events: list[Event]) -> None:
@@ -121,12 +138,12 @@ def _release_population(state: GameState, age: Age, tile: Tile, events: list[Eve
         keeper = leaders[0]
         board.hamlet_cubes[hamlets[0]] = keeper
         state.players[keeper].cubes -= 1
-        why = "once the provoker's are off" if tie_broken else "on the lost building"
+        why = phrase("phrase.cubes_provoker_off" if tie_broken else "phrase.cubes_lost_building")
         events.append(
-            Event(
-                kind="hamlet_cube",
-                text=f"{who(keeper)} keeps one cube on the printed Hamlet at "
-                f"{square_name(hamlets[0])} (most cubes {why}, R30).",
+            event(
+                "hamlet_cube",
+                "event.hamlet_cube",
+                {"who": who(keeper), "at": square_name(hamlets[0]), "why": why},
                 age=age,
                 squares=[hamlets[0]],
                 seat=keeper,
@@ -134,10 +151,10 @@ def _release_population(state: GameState, age: Age, tile: Tile, events: list[Eve
         )
     else:
         events.append(
-            Event(
-                kind="hamlet_cube",
-                text=f"No single player had the most cubes: the printed Hamlet at "
-                f"{square_name(hamlets[0])} stays empty.",
+            event(
+                "hamlet_cube",
+                "event.hamlet_empty",
+                {"at": square_name(hamlets[0])},
                 age=age,
                 squares=[hamlets[0]],
             )
@@ -183,16 +200,18 @@ def _ripple_step(
     on_reason = dst is Age.REASON
     owner = None if civil or on_reason else src.owner
     lineage = next((t for t in board.tiles if t.origin == src.id), None)
-    what = f"The {src.type.label}" + (" ruin" if on_reason and not civil else "")
+    code = str(src.type)
+    what = phrase("phrase.ripple_what_ruin" if on_reason and not civil else "phrase.ripple_what",
+                  type=code)
     where = square_name(src.at)
     # R26: a tile (and for a Faith military/religious copy, a cube) for each copy.
     spare = 1 if lineage is not None and lineage.type is src.type else 0
     if state.stock[src.type] + spare <= 0:
         events.append(
-            Event(
-                kind="not_rippled",
-                text=f"{what} at {where} does not ripple to {dst.label}: no {src.type.label} "
-                f"tile is left in the stock (R26).",
+            event(
+                "not_rippled",
+                "event.no_ripple_stock",
+                {"what": what, "where": where, "to": age_code(dst), "type": code},
                 age=dst,
             )
         )
@@ -200,10 +219,10 @@ def _ripple_step(
     needs_cube = owner is not None and not (lineage is not None and lineage.owner == owner)
     if needs_cube and owner is not None and state.players[owner].cubes <= 0:
         events.append(
-            Event(
-                kind="not_rippled",
-                text=f"{what} at {where} does not ripple to {dst.label}: {who(owner)} has no "
-                f"control cube left (R26).",
+            event(
+                "not_rippled",
+                "event.no_ripple_cube",
+                {"what": what, "where": where, "to": age_code(dst), "who": who(owner)},
                 age=dst,
             )
         )
@@ -219,12 +238,18 @@ def _ripple_step(
     if not civil and dst is Age.FAITH:
         # R27: judged as if the overlapped buildings (and the own earlier copy) were gone.
         judge = BoardIndex(board, exclude=[*overlapped, skip])
-        problem = hierarchy_problem(judge, dst, src.type, fp, set(), f"its copy at {where}")
+        name = phrase("phrase.its_copy_at", at=where)
+        problem = hierarchy_problem(judge, dst, src.type, fp, set(), name)
         if problem is not None:
             events.append(
-                Event(
-                    kind="not_rippled",
-                    text=f"{what} at {where} does not ripple to Faith (R27): {problem.message}",
+                event(
+                    "not_rippled",
+                    "event.no_ripple_hierarchy",
+                    {
+                        "what": what,
+                        "where": where,
+                        "problem": phrase(problem.key, **problem.params),
+                    },
                     age=dst,
                     squares=list(fp.cells),
                 )
@@ -238,8 +263,7 @@ def _ripple_step(
                 dst,
                 victim,
                 events,
-                f"is erased by the time shadow of the {src.type.label} from {age.label} "
-                f"(paradox, R29)",
+                phrase("phrase.why_paradox", type=code, age=age_code(age)),
                 cascade=True,
             )
     originals: list[list[int]] = []
@@ -284,12 +308,21 @@ def _ripple_step(
         copy.cubes = moved[: BUILDINGS[copy.type].value] if civil else []
         for seat in moved[len(copy.cubes) :]:
             state.players[seat].cubes += 1
-    cube = f" with a new cube of {who(owner)}" if needs_cube and owner is not None else ""
-    kind_text = " as a ruin" if copy.ruin else ""
+    params: dict[str, Any] = {
+        "what": phrase("phrase.ripple_what", type=code),
+        "where": where,
+        "to": age_code(dst),
+    }
+    said = "event.rippled"
+    if needs_cube and owner is not None:
+        said, params["who"] = "event.rippled_cube", who(owner)
+    elif copy.ruin:
+        said = "event.rippled_ruin"
     events.append(
-        Event(
-            kind="rippled",
-            text=f"{what.replace(' ruin', '')} at {where} ripples to {dst.label}{kind_text}{cube}.",
+        event(
+            "rippled",
+            said,
+            params,
             age=dst,
             squares=list(fp.cells),
             seat=owner,
@@ -297,10 +330,10 @@ def _ripple_step(
     )
     if civil and len(originals) >= 2:
         events.append(
-            Event(
-                kind="junction",
-                text=f"The {src.type.label} copy at {where} joins {len(originals)} domains on "
-                f"{dst.label}" + (" (no Hierarchy on Reason, R28)." if on_reason else " (R28)."),
+            event(
+                "junction",
+                "event.junction_copy_reason" if on_reason else "event.junction_copy",
+                {"type": code, "where": where, "n": len(originals), "age": age_code(dst)},
                 age=dst,
                 squares=list(fp.cells),
             )
@@ -357,22 +390,23 @@ def run_downsize(
     assert owner is not None, "only military and religious buildings are downsized"
     new_type = smaller_type(state, old_type)
     if new_type is None:
-        remove_tile(
-            state, task.age, tile, events, "is downsized and destroyed (R33)", cascade=False
-        )
+        why = phrase("phrase.why_downsized_destroyed")
+        remove_tile(state, task.age, tile, events, why, cascade=False)
         _destroy_copies(state, task.age, tile.id, old_type, owner, events)
         _recheck(state, task.age)
         return DONE, []
     size = BUILDINGS[old_type].size
     positions = inner_positions(tile.at, size, BUILDINGS[new_type].size)
     if choice is None:
+        prompt = phrase(
+            "phrase.prompt_place", tile=tile_words(tile), age=age_code(task.age), new=str(new_type)
+        )
         return Decision(
             seat=owner,
             kind="place_downsized",
             age=task.age,
-            prompt=f"{tile_name(tile)} on {task.age.label} is downsized to "
-            f"{article(new_type)} {new_type.label}: choose where the {new_type.label} sits "
-            f"inside the old footprint (R33).",
+            prompt=english(prompt["key"], prompt["params"]),
+            words=prompt,
             options=[Choice(label=square_name(p), at=p) for p in positions],
             default=_default_position(state, task.age, tile, new_type, positions),
         )
@@ -382,11 +416,17 @@ def run_downsize(
     state.stock[new_type] -= 1
     tile.type, tile.at = new_type, pos
     events.append(
-        Event(
-            kind="downsized",
-            text=f"{who(owner)}'s {old_type.label} at "
-            f"{square_name(before[0])} on {task.age.label} is downsized to "
-            f"{article(new_type)} {new_type.label} at {square_name(pos)} (R33).",
+        event(
+            "downsized",
+            "event.downsized",
+            {
+                "who": who(owner),
+                "old": str(old_type),
+                "from": square_name(before[0]),
+                "age": age_code(task.age),
+                "new": str(new_type),
+                "at": square_name(pos),
+            },
             age=task.age,
             squares=before,
             seat=owner,
@@ -418,15 +458,16 @@ def _destroy_copies(
             return last
         if copy.type is not old_type or (nxt is not Age.REASON and copy.owner != owner):
             events.append(
-                Event(
-                    kind="copy_kept",
-                    text=f"{tile_name(copy)} on {nxt.label} has changed since it was copied, "
-                    f"so the downsizing leaves it alone (R35).",
+                event(
+                    "copy_kept",
+                    "event.copy_kept",
+                    {"tile": tile_words(copy), "age": age_code(nxt)},
                     age=nxt,
                 )
             )
             return last
-        remove_tile(state, nxt, copy, events, "is destroyed with its original (R34)", cascade=False)
+        why = phrase("phrase.why_with_original")
+        remove_tile(state, nxt, copy, events, why, cascade=False)
         last = nxt
         age, src_id = nxt, copy.id
     return last
@@ -446,7 +487,7 @@ def _recheck(state: GameState, age: Age) -> None:
 
 
 def _pick_and_downsize(
-    state: GameState, age: Age, tops: list[Building], choice: int | None, why: str
+    state: GameState, age: Age, tops: list[Building], choice: int | None, why: dict[str, Any]
 ) -> TaskResult:
     """R32/R36: the provoker's own tied buildings go first; if he owns none, he chooses."""
     prov = state.provoker
@@ -456,13 +497,16 @@ def _pick_and_downsize(
     pool = mine or tops
     if choice is None:
         assert prov is not None
+        prompt = phrase("phrase.prompt_which_mine" if mine else "phrase.prompt_which", why=why)
         return Decision(
             seat=prov,
             kind="downsize_which",
             age=age,
-            prompt=f"{why} Choose which building is downsized"
-            + (" (they are all yours)." if mine else " (you own none of them)."),
-            options=[Choice(label=tile_name(b), tile_id=b.key) for b in pool],
+            prompt=english(prompt["key"], prompt["params"]),
+            words=prompt,
+            options=[
+                Choice(label=tile_name(b), words=tile_words(b), tile_id=b.key) for b in pool
+            ],
             default=0,
         )
     return CONTINUE_WITH, [DownsizeTask(age=age, tile_id=pool[choice].key)]
@@ -499,14 +543,20 @@ def run_junction(
         powers = {origin(b.key): power(origin(b.key)) for b in tops}
         strongest = max(powers.values())
         weaker = [b for b in tops if powers[origin(b.key)] < strongest]
-        names = " and ".join(f"the {b.type.label} at {square_name(b.at)}" for b in tops)
+        names = [_building_at(b) for b in tops]
         listing = ", ".join(str(p) for p in sorted(powers.values(), reverse=True))
+        params = {
+            "age": age_code(task.age),
+            "names": names,
+            "family": str(fam),
+            "listing": listing,
+        }
         if weaker:
             events.append(
-                Event(
-                    kind="junction_power",
-                    text=f"Junction on {task.age.label}: {names} break Hierarchy; {fam.value} "
-                    f"power of the joined domains {listing}: the weaker lose (R32).",
+                event(
+                    "junction_power",
+                    "event.junction_power",
+                    params,
                     age=task.age,
                 )
             )
@@ -516,8 +566,7 @@ def run_junction(
             task.age,
             tops,
             choice,
-            f"Junction on {task.age.label}: {names} break Hierarchy with equal {fam.value} "
-            f"power ({listing}) (R32).",
+            phrase("phrase.junction_tie", **params),
         )
     return DONE, []
 
@@ -532,10 +581,10 @@ def run_sweep(
             if top is None or top[1] < 2:
                 continue
             tops = idx.top_buildings(dom.members, fam)
-            names = " and ".join(f"the {b.type.label} at {square_name(b.at)}" for b in tops)
-            why = f"Divided domain on {task.age.label}: {names} now break Hierarchy (R36)."
+            names = [_building_at(b) for b in tops]
+            why = phrase("event.division", age=age_code(task.age), names=names)
             if choice is None:  # (a choice re-runs the same sweep: said once)
-                events.append(Event(kind="division", text=why, age=task.age))
+                events.append(event("division", why["key"], why["params"], age=task.age))
             return _pick_and_downsize(state, task.age, tops, choice, why)
     return DONE, []
 
@@ -554,9 +603,10 @@ def run_agenda(state: GameState, events: list[Event], choice: int | None = None)
         if isinstance(outcome, Decision):
             state.pending = outcome
             events.append(
-                Event(
-                    kind="decision",
-                    text=f"Waiting for {who(outcome.seat)} to choose: {outcome.prompt}",
+                event(
+                    "decision",
+                    "event.decision",
+                    {"who": who(outcome.seat), "prompt": prompt_words(outcome)},
                     seat=outcome.seat,
                     age=outcome.age,
                 )
@@ -583,10 +633,15 @@ def after_build(
     tasks: list[Task] = []
     if BUILDINGS[tile.type].family is Family.CIVIL and len(originals) >= 2:
         events.append(
-            Event(
-                kind="junction",
-                text=f"The {tile.type.label} at {square_name(tile.at)} joins {len(originals)} "
-                f"domains on {age.label} (R31).",
+            event(
+                "junction",
+                "event.junction",
+                {
+                    "type": str(tile.type),
+                    "at": square_name(tile.at),
+                    "n": len(originals),
+                    "age": age_code(age),
+                },
                 age=age,
                 squares=list(cells_of(tile)),
             )

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from .board import Footprint, square_name
 from .constants import (
@@ -19,7 +20,8 @@ from .constants import (
 )
 from .domains import BoardIndex
 from .errors import IllegalAction
-from .state import GameState, Player
+from .state import Choice, Decision, GameState, Player
+from .words import phrase
 
 FAMILY_ORDER = (Family.MILITARY, Family.RELIGIOUS, Family.CIVIL)
 
@@ -29,8 +31,24 @@ def who(seat: int) -> str:
     return f"{{P{seat}}}"
 
 
-def article(btype: BuildingType) -> str:
-    return "an" if btype.label[0] in "AEIOU" else "a"
+def codes(cards: Sequence[Family]) -> list[str]:
+    """Cards as family codes, for the ``{cards:cards}`` placeholder of the catalogues."""
+    return [str(f) for f in cards]
+
+
+def age_code(age: Age) -> str:
+    """``"might"``: an age as the catalogues' ``terms.age`` code."""
+    return age.name.lower()
+
+
+def prompt_words(decision: Decision) -> dict[str, Any] | str:
+    """A pending decision's prompt as a phrase (its English text if stored before phrases)."""
+    return decision.words if decision.words is not None else decision.prompt
+
+
+def choice_words(choice: Choice) -> dict[str, Any] | str:
+    """An option's label as a phrase (its English text if stored before phrases)."""
+    return choice.words if choice.words is not None else choice.label
 
 
 class Ctx:
@@ -137,39 +155,30 @@ def surcharge_options(
 
 
 def payment_problem(
-    state: GameState, seat: int, age: Age, cards: Sequence[Family], what: str
+    state: GameState, seat: int, age: Age, cards: Sequence[Family], what: dict[str, Any]
 ) -> IllegalAction | None:
-    """R14 and the hand: can ``seat`` pay ``cards`` on ``age`` now?"""
+    """R14 and the hand: can ``seat`` pay ``cards`` on ``age`` now? ``what`` names the move
+    (a catalogue phrase: "a Keep", "demolishing it")."""
     player = state.players[seat]
     if age not in player.adventurers:
-        return IllegalAction(
-            f"R14 Adventurers: you have no adventurer in the age of {age.label}; "
-            f"travel there first (1 Ecu).",
-            "R14",
-        )
+        return IllegalAction.say("refusal.no_adventurer", "R14", age=age_code(age))
     if not has_cards(player.hand, cards):
         need = Counter(cards)
         have = Counter(player.hand)
-        short = ", ".join(f"{n - have[f]} {f.value}" for f, n in need.items() if have[f] < n)
-        return IllegalAction(
-            f"R15 Cards: {what} needs {describe_cards(cards)}, and your hand lacks {short}.",
-            "R15",
+        short = [
+            phrase(f"phrase.missing_{f}", n=n - have[f])
+            for f, n in need.items()
+            if have[f] < n
+        ]
+        return IllegalAction.say(
+            "refusal.cards_short", "R15", what=what, cards=codes(cards), short=short
         )
     room = allowance(player, age)
     if len(cards) > room:
-        return IllegalAction(
-            f"R14 Card limit: {what} costs {len(cards)} cards, but your adventurers in the age "
-            f"of {age.label} can play only {room} more this turn (2 per adventurer).",
-            "R14",
+        return IllegalAction.say(
+            "refusal.card_limit", "R14", what=what, n=len(cards), age=age_code(age), room=room
         )
     return None
-
-
-def describe_cards(cards: Sequence[Family]) -> str:
-    """``"2 military + 1 civil cards"``."""
-    c = Counter(cards)
-    parts = [f"{c[f]} {f.value}" for f in FAMILY_ORDER if c[f]]
-    return " + ".join(parts) + (" card" if len(cards) == 1 else " cards")
 
 
 
@@ -194,8 +203,11 @@ class Placement:
 ILLEGAL = IllegalAction("", "")
 
 
-def _text(name: str | Callable[[], str]) -> str:
-    return name if isinstance(name, str) else name()
+Words = dict[str, Any]  # a catalogue phrase (engine/words.py)
+
+
+def _text(name: Words | Callable[[], Words]) -> Words:
+    return name if isinstance(name, dict) else name()
 
 
 def hierarchy_problem(
@@ -204,7 +216,7 @@ def hierarchy_problem(
     btype: BuildingType,
     fp: Footprint,
     own: set[int],
-    name: str | Callable[[], str],
+    name: Words | Callable[[], Words],
     explain: bool = True,
 ) -> IllegalAction | None:
     """R20 Dominion and R21 Hierarchy for a military/religious footprint.
@@ -217,11 +229,7 @@ def hierarchy_problem(
     if len(joined) >= 2:
         if not explain:
             return ILLEGAL
-        return IllegalAction(
-            f"R20 Dominion: {_text(name)} would join two domains; only a civil building may "
-            f"join domains.",
-            "R20",
-        )
+        return IllegalAction.say("refusal.dominion", "R20", name=_text(name))
     if not joined:
         return None
     dom = idx.domains[joined.pop()]
@@ -234,11 +242,13 @@ def hierarchy_problem(
         if not explain:
             return ILLEGAL
         rival = idx.top_buildings([m for m in dom.members if m not in own], spec.family)[0]
-        return IllegalAction(
-            f"R21 Hierarchy: {_text(name)} would equal the {rival.type.label} at "
-            f"{square_name(rival.at)}, the highest {spec.family.value} building of its domain; "
-            f"build lower or higher.",
+        return IllegalAction.say(
+            "refusal.hierarchy",
             "R21",
+            name=_text(name),
+            type=str(rival.type),
+            at=square_name(rival.at),
+            family=str(spec.family),
         )
     return None
 

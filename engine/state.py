@@ -6,7 +6,7 @@ Squares are stored as indexes (``row * 20 + col``); see ``board.square_name``.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -115,6 +115,7 @@ class Choice(_Model):
     """One option of a pending decision."""
 
     label: str  # for the player: "Red's Keep at F6", "G7"
+    words: dict[str, Any] | None = None  # the label as a catalogue phrase (engine/words.py)
     tile_id: int | None = None  # which building (downsize_which)
     at: int | None = None  # where the smaller tile sits (place_downsized)
 
@@ -124,6 +125,7 @@ class Decision(_Model):
     kind: Literal["downsize_which", "place_downsized"]
     age: Age
     prompt: str
+    words: dict[str, Any] | None = None  # the prompt as a catalogue phrase (engine/words.py)
     options: list[Choice]
     default: int  # index of the R37 default option
 

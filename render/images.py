@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
-from engine import Age, Event, Family, PlayerView, PublicView, format_text
+from engine import Age, Event, Family, PlayerView, PublicView, describe_prompt, format_text
 from engine.constants import COLS, LADDER, ROUNDS
 
 from .board import BoardGeometry, draw_board
@@ -26,7 +26,15 @@ from .panel import (
     status_line,
 )
 from .png import encode
-from .strings import building_name, family_letter, family_name, say, say_n, speaking
+from .strings import (
+    building_name,
+    current_language,
+    family_letter,
+    family_name,
+    say,
+    say_n,
+    speaking,
+)
 from .style import (
     BANNER,
     BOLD,
@@ -145,7 +153,7 @@ def _move_caption(view: PublicView, names: list[str], events: list[Event], width
     if view.pending is not None and not view.over:
         status = say("status.choosing", name=seat_name(names, view.pending.seat))
         seat_names = [seat_name(names, p.seat) for p in view.players]
-        question = format_text(view.pending.prompt, seat_names)
+        question = format_text(describe_prompt(view.pending, current_language()), seat_names)
         ppx, plines = fit_lines(question, REGULAR, MOVE_PROMPT_PX, 16, width - 16, 3)
         prompt = tuple(plines)
     else:

@@ -10,12 +10,21 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
-from engine import Age, Family, PublicView, Terrain, format_text
+from engine import Age, Family, PublicView, Terrain, describe_prompt, format_text
 from engine.constants import CARDS_PER_ADVENTURER, INCOME_ROUNDS, LADDER, ROUNDS
 from engine.views import PublicPlayer
 
 from .board import HIGHLIGHT_INNER, HIGHLIGHT_OUTER, _draw_terrain_cell, _hatch
-from .strings import age_name, building_name, family_letter, joined, say, say_n, terrain_name
+from .strings import (
+    age_name,
+    building_name,
+    current_language,
+    family_letter,
+    joined,
+    say,
+    say_n,
+    terrain_name,
+)
 from .style import (
     BANNER,
     BOLD,
@@ -69,7 +78,8 @@ def banner_text(view: PublicView, names: list[str]) -> str | None:
     if view.pending is not None:
         seat_names = [seat_name(names, p.seat) for p in view.players]
         return say("status.waiting", name=seat_name(names, view.pending.seat),
-                   prompt=format_text(view.pending.prompt, seat_names))
+                   prompt=format_text(describe_prompt(view.pending, current_language()),
+                                      seat_names))
     return None
 
 

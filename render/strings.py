@@ -2,8 +2,10 @@
 
 ``CATALOGUE`` is the English; ``render/locales/fr.py`` and ``de.py`` hold the same keys with
 the same placeholder names in French and German (plain dictionaries: they ship with the
-package like any module, and a translator edits one file per language). Nothing else in
-``render/`` spells out a word for players. Counted phrases have a ``.one`` and an ``.other``
+package like any module, and a translator edits one file per language). The game terms (ages,
+buildings, families) are not here: they come from the engine's catalogue (``engine_terms``),
+the one list the engine's sentences use too. Nothing else in ``render/`` spells out a word
+for players. Counted phrases have a ``.one`` and an ``.other``
 form, picked by ``say_n``.
 
 The language is chosen per image: each public function of ``render`` takes ``lang`` and draws
@@ -11,8 +13,8 @@ inside ``speaking(lang)``, which sets it for the current thread or task only (a 
 variable), so ``say`` deep in the layout code needs no extra argument and images of games in
 different languages can be drawn at the same time. See docs/render.md.
 
-Sentences the engine writes (events, the prompt of a pending choice) arrive already worded and
-are drawn as they are.
+Sentences the engine writes (events, the prompt of a pending choice) are worded in the image's
+language by the engine (``engine.describe``, ``engine.describe_prompt``).
 """
 
 from __future__ import annotations
@@ -23,30 +25,16 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 
 from engine import Age, BuildingType, Family, Terrain
+from engine.words import catalogue as engine_catalogue
 
 from .locales import de, fr
 
 CATALOGUE: dict[str, str] = {
     # names of things
-    "age.might": "Might",
-    "age.faith": "Faith",
-    "age.reason": "Reason",
     "age.title": "{numeral}. {age}",
-    "family.military": "Military",
-    "family.religious": "Religious",
-    "family.civil": "Civil",
     "family.letter.military": "M",
     "family.letter.religious": "R",
     "family.letter.civil": "C",
-    "building.watchtower": "Watchtower",
-    "building.keep": "Keep",
-    "building.castle": "Castle",
-    "building.chapel": "Chapel",
-    "building.monastery": "Monastery",
-    "building.abbey": "Abbey",
-    "building.hamlet": "Hamlet",
-    "building.town": "Town",
-    "building.city": "City",
     # two-letter codes of size-1 tiles (and of any tile drawn too small for its name)
     "code.watchtower": "Wt",
     "code.keep": "Ke",
@@ -57,15 +45,6 @@ CATALOGUE: dict[str, str] = {
     "code.hamlet": "Ha",
     "code.town": "To",
     "code.city": "Ci",
-    "plural.watchtower": "Watchtowers",
-    "plural.keep": "Keeps",
-    "plural.castle": "Castles",
-    "plural.chapel": "Chapels",
-    "plural.monastery": "Monasteries",
-    "plural.abbey": "Abbeys",
-    "plural.hamlet": "Hamlets",
-    "plural.town": "Towns",
-    "plural.city": "Cities",
     "terrain.plain": "plain",
     "terrain.forest": "forest",
     "terrain.mountain": "mountain",
@@ -186,8 +165,28 @@ CATALOGUE: dict[str, str] = {
 DEFAULT = "en"
 LANGUAGES = ("en", "fr", "de")
 _LANG: ContextVar[str] = ContextVar("render_lang", default=DEFAULT)
-_CATALOGUES: dict[str, Mapping[str, str]] = {"en": CATALOGUE, "fr": fr.CATALOGUE,
-                                             "de": de.CATALOGUE}
+
+
+def engine_terms(lang: str) -> dict[str, str]:
+    """The game terms images share with the engine's sentences, read from the engine's
+    catalogue (engine/locales) so that the two never drift: ages, buildings (and their
+    plurals), families."""
+    words = engine_catalogue(lang)
+    out = {f"age.{a.name.lower()}": words[f"terms.age.{a.name.lower()}"] for a in Age}
+    for b in BuildingType:
+        out[f"building.{b.value}"] = words[f"terms.building.{b.value}"]
+        out[f"plural.{b.value}"] = words[f"terms.building_plural.{b.value}"]
+    for f in Family:
+        out[f"family.{f.value}"] = words[f"terms.family_label.{f.value}"]
+    return out
+
+
+CATALOGUE.update(engine_terms("en"))
+_CATALOGUES: dict[str, Mapping[str, str]] = {
+    "en": CATALOGUE,
+    "fr": {**fr.CATALOGUE, **engine_terms("fr")},
+    "de": {**de.CATALOGUE, **engine_terms("de")},
+}
 
 
 def language(lang: str | None) -> str:

@@ -5,12 +5,30 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from engine import PRINTED_HAMLETS, Age, BuildingType, Event, Family, PublicView, format_text
+from engine import (
+    PRINTED_HAMLETS,
+    Age,
+    BuildingType,
+    Event,
+    Family,
+    PublicView,
+    describe,
+    format_text,
+)
 from engine.constants import INCOME_ROUNDS, ROUNDS
 
 from .board import covered_squares
 from .panel import allowance_text, seat_name, status_line
-from .strings import age_name, building_name, building_plural, joined, say, say_n, speaking
+from .strings import (
+    age_name,
+    building_name,
+    building_plural,
+    current_language,
+    joined,
+    say,
+    say_n,
+    speaking,
+)
 from .style import player_look
 
 ALT_TEXT_LIMIT = 1024  # Discord's limit for an attachment's description
@@ -33,15 +51,18 @@ def highlights_from_events(events: list[Event]) -> dict[Age, set[int]]:
     return out
 
 
+def event_sentence(event: Event, seat_names: list[str]) -> str:
+    """One event's sentence in the current language (the engine's catalogue, ``describe``),
+    with the players' names and without rule numbers (those are for refusals)."""
+    text = format_text(describe(event, current_language()), seat_names)
+    return _RULE_REF.sub("", text).replace(" (paradox)", " by paradox")
+
+
 def event_sentences(events: list[Event], names: list[str]) -> list[str]:
-    """The events' sentences with the players' names, without rule numbers (those are for
-    refusals): what the move image and the alt text say happened."""
+    """The events' sentences in the current language: what the move image and the alt text
+    say happened."""
     seat_names = [seat_name(names, seat) for seat in range(max(len(names), _max_seat(events) + 1))]
-    return [
-        _RULE_REF.sub("", format_text(e.text, seat_names)).replace(" (paradox)", " by paradox")
-        for e in events
-        if e.kind not in _NOT_A_CHANGE
-    ]
+    return [event_sentence(e, seat_names) for e in events if e.kind not in _NOT_A_CHANGE]
 
 
 def _max_seat(events: list[Event]) -> int:
@@ -112,7 +133,7 @@ def _alt_text(view: PublicView, names: list[str], events: list[Event] | None) ->
     if events:
         seat_names = [seat_name(names, p.seat) for p in view.players]
         moved = [
-            _RULE_REF.sub("", format_text(e.text, seat_names)).replace(" (paradox)", " by paradox")
+            event_sentence(e, seat_names)
             for e in events
             if e.age is not None and e.kind not in _NOT_A_CHANGE and e.squares
         ]

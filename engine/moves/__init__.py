@@ -74,7 +74,7 @@ def check(state: GameState, seat: int, action: Action) -> Plan:
     """The plan of a legal action (the turn and pending decision already checked)."""
     move = MOVES.get(type(action))
     if move is None:
-        raise MalformedAction(f"Unknown action {action!r}.")
+        raise MalformedAction.say("refusal.unknown_action", action=repr(action))
     return move[0](state, seat, action)
 
 

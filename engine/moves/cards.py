@@ -6,11 +6,12 @@ from __future__ import annotations
 from ..actions import EndTurn, Exchange, HoldemSwap
 from ..constants import ADVENTURERS, EXCHANGE_COST, INCOME_ROUNDS, ROUNDS
 from ..errors import IllegalAction, MalformedAction
-from ..events import Event
+from ..events import Event, event
 from ..income import income
-from ..rules import FAMILY_ORDER, Ctx, describe_cards, has_cards, who
+from ..rules import FAMILY_ORDER, Ctx, codes, has_cards, who
 from ..state import GameState, TurnState
-from .common import Plan, Specs, plural, refill, sorted_cards, submultisets
+from ..words import phrase
+from .common import Plan, Specs, refill, sorted_cards, submultisets
 
 # --- R9 Exchange -----------------------------------------------------------------------------
 
@@ -18,20 +19,16 @@ from .common import Plan, Specs, plural, refill, sorted_cards, submultisets
 def check_exchange(state: GameState, seat: int, action: Exchange) -> Plan:
     player, ts = state.players[seat], state.turn_state
     if ts.acted:
-        raise IllegalAction(
-            "R9 Exchange: the exchange comes before any other action of the turn.", "R9"
-        )
+        raise IllegalAction.say("refusal.exchange_first", "R9")
     if ts.exchanged:
-        raise IllegalAction("R9 Exchange: you may exchange only once per turn.", "R9")
+        raise IllegalAction.say("refusal.exchange_once", "R9")
     if not action.discard:
-        raise MalformedAction("R9 Exchange: name at least one card to discard.", "R9")
+        raise MalformedAction.say("refusal.exchange_none", "R9")
     if not has_cards(player.hand, action.discard):
-        raise IllegalAction(
-            f"R9 Exchange: your hand does not hold {describe_cards(action.discard)}.", "R9"
-        )
+        raise IllegalAction.say("refusal.exchange_hand", "R9", cards=codes(action.discard))
     if player.ecus < EXCHANGE_COST:
-        raise IllegalAction(
-            f"R9 Exchange: it costs {EXCHANGE_COST} Ecus and you have {player.ecus}.", "R9"
+        raise IllegalAction.say(
+            "refusal.exchange_ecus", "R9", cost=EXCHANGE_COST, ecus=player.ecus
         )
     return Plan(action, seat, cards=action.discard)
 
@@ -45,10 +42,10 @@ def apply_exchange(state: GameState, plan: Plan, events: list[Event]) -> None:
     n = refill(state, plan.seat)
     state.turn_state.exchanged = True
     events.append(
-        Event(
-            kind="exchange",
-            text=f"{who(plan.seat)} pays 2 Ecus, discards {plural(len(plan.cards), 'card')} "
-            f"and draws {n}.",
+        event(
+            "exchange",
+            "event.exchange",
+            {"who": who(plan.seat), "discarded": len(plan.cards), "drawn": n},
             seat=plan.seat,
         )
     )
@@ -60,28 +57,19 @@ def apply_exchange(state: GameState, plan: Plan, events: list[Event]) -> None:
 def check_holdem(state: GameState, seat: int, action: HoldemSwap) -> Plan:
     player, ts = state.players[seat], state.turn_state
     if not state.options.holdem:
-        raise IllegalAction("R10 Hold'em is not played in this game.", "R10")
+        raise IllegalAction.say("refusal.holdem_off", "R10")
     if ts.acted:
-        raise IllegalAction(
-            "R10 Hold'em: the swap comes at the start of the turn, before any action.", "R10"
-        )
+        raise IllegalAction.say("refusal.holdem_first", "R10")
     if ts.holdem_used:
-        raise IllegalAction("R10 Hold'em: you may swap only once per turn.", "R10")
+        raise IllegalAction.say("refusal.holdem_once", "R10")
     if not action.take or len(action.take) != len(action.give):
-        raise MalformedAction(
-            "R10 Hold'em: take at least one face-up card and give back as many.", "R10"
-        )
+        raise MalformedAction.say("refusal.holdem_shape", "R10")
     if len(set(action.take)) != 1:
-        raise IllegalAction("R10 Hold'em: the cards you take must all be of one family.", "R10")
+        raise IllegalAction.say("refusal.holdem_family", "R10")
     if not has_cards(state.reserve, action.take):
-        raise IllegalAction(
-            f"R10 Hold'em: the face-up cards do not include {describe_cards(action.take)}.",
-            "R10",
-        )
+        raise IllegalAction.say("refusal.holdem_reserve", "R10", cards=codes(action.take))
     if not has_cards(player.hand, action.give):
-        raise IllegalAction(
-            f"R10 Hold'em: your hand does not hold {describe_cards(action.give)}.", "R10"
-        )
+        raise IllegalAction.say("refusal.holdem_hand", "R10", cards=codes(action.give))
     return Plan(action, seat)
 
 
@@ -97,10 +85,10 @@ def apply_holdem(state: GameState, plan: Plan, events: list[Event]) -> None:
     player.hand = sorted_cards(player.hand + list(action.take))
     state.turn_state.holdem_used = True
     events.append(
-        Event(
-            kind="holdem",
-            text=f"{who(plan.seat)} takes {describe_cards(action.take)} from the face-up "
-            f"cards and puts back {describe_cards(action.give)} (Hold'em).",
+        event(
+            "holdem",
+            "event.holdem",
+            {"who": who(plan.seat), "take": codes(action.take), "give": codes(action.give)},
             seat=plan.seat,
         )
     )
@@ -127,9 +115,7 @@ def legal_card_swaps(state: GameState, seat: int, ctx: Ctx) -> Specs:
 
 def check_end_turn(state: GameState, seat: int, action: EndTurn) -> Plan:
     if not has_cards(state.players[seat].hand, action.discard):
-        raise IllegalAction(
-            f"R12 End of turn: your hand does not hold {describe_cards(action.discard)}.", "R12"
-        )
+        raise IllegalAction.say("refusal.end_turn_hand", "R12", cards=codes(action.discard))
     return Plan(action, seat, cards=action.discard)
 
 
@@ -141,20 +127,22 @@ def apply_end_turn(state: GameState, plan: Plan, events: list[Event]) -> None:
         player.hand.remove(card)
     state.discard.extend(plan.cards)
     drawn = refill(state, seat)
-    text = f"{p} ends the turn"
     if plan.cards:
-        text += f", discards {len(plan.cards)}"
-    events.append(Event(kind="end_turn", text=f"{text} and draws {drawn}.", seat=seat))
+        params = {"who": p, "discarded": len(plan.cards), "drawn": drawn}
+        events.append(event("end_turn", "event.end_turn_discard", params, seat=seat))
+    else:
+        events.append(event("end_turn", "event.end_turn", {"who": p, "drawn": drawn}, seat=seat))
     if state.round in INCOME_ROUNDS:
         total, lines = income(state, seat)
         player.ecus += total
         events.append(
-            Event(
-                kind="income",
-                text=f"{p} collects {plural(total, 'Ecu')} of income (round {state.round}, R46).",
+            event(
+                "income",
+                "event.income",
+                {"who": p, "ecus": total, "round": state.round},
                 seat=seat,
                 amount=total,
-                breakdown=lines,
+                lines=lines,
             )
         )
     nxt = (seat + 1) % len(state.players)
@@ -174,14 +162,14 @@ def _finish(state: GameState, events: list[Event]) -> None:
     state.over = True
     best = max(p.ecus for p in state.players)
     state.winners = [p.seat for p in state.players if p.ecus == best]
-    names = " and ".join(who(s) for s in state.winners)
+    names = [who(s) for s in state.winners]
     events.append(
-        Event(
-            kind="game_over",
-            text=f"The game is over. {names} win{'s' if len(state.winners) == 1 else ''} with "
-            f"{best} Ecus (R50).",
-            breakdown=[
-                f"{who(p.seat)}: {p.ecus} Ecus"
+        event(
+            "game_over",
+            "event.game_over_one" if len(names) == 1 else "event.game_over_shared",
+            {"names": names, "ecus": best},
+            lines=[
+                phrase("line.final_score", who=who(p.seat), ecus=p.ecus)
                 for p in sorted(state.players, key=lambda p: -p.ecus)
             ],
         )

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from ..actions import Choose
 from ..errors import MalformedAction
-from ..events import Event
+from ..events import Event, event
 from ..resolve import run_agenda
-from ..rules import who
+from ..rules import choice_words, who
 from ..state import GameState
 from .common import Plan, Specs
 
@@ -15,15 +15,16 @@ def check_choose(state: GameState, seat: int, action: Choose) -> Plan:
     assert state.pending is not None
     n = len(state.pending.options)
     if action.option >= n:
-        raise MalformedAction(f"R37 Choice: pick one of the {n} options.", "R37")
+        raise MalformedAction.say("refusal.choice_range", "R37", n=n)
     return Plan(action, seat)
 
 
 def apply_choose(state: GameState, plan: Plan, events: list[Event]) -> None:
     action = plan.action
     assert isinstance(action, Choose) and state.pending is not None
-    label = state.pending.options[action.option].label
-    events.append(Event(kind="chosen", text=f"{who(plan.seat)} chooses {label}.", seat=plan.seat))
+    label = choice_words(state.pending.options[action.option])
+    params = {"who": who(plan.seat), "label": label}
+    events.append(event("chosen", "event.chosen", params, seat=plan.seat))
     state.pending = None
     run_agenda(state, events, action.option)
 

@@ -19,6 +19,7 @@ from ..rules import (
     FAMILY_ORDER,
     Ctx,
     Placement,
+    age_code,
     allowance,
     default_surcharge,
     surcharge_options,
@@ -59,7 +60,8 @@ def square(text: str) -> int:
     try:
         return parse_square(text)
     except ValueError as exc:
-        raise MalformedAction(str(exc)) from exc
+        key = "refusal.square_outside" if "outside" in str(exc) else "refusal.not_a_square"
+        raise MalformedAction.say(key, text=repr(text)) from exc
 
 
 def building_at(ctx: Ctx, age: Age, text: str) -> Building:
@@ -67,9 +69,7 @@ def building_at(ctx: Ctx, age: Age, text: str) -> Building:
     sq = square(text)
     building = ctx.index(age).at(sq)
     if building is None:
-        raise IllegalAction(
-            f"There is no building on {square_name(sq)} in the age of {age.label}.", "R1"
-        )
+        raise IllegalAction.say("refusal.no_building", "R1", at=square_name(sq), age=age_code(age))
     return building
 
 
@@ -96,10 +96,8 @@ def chosen_payment(
             extra = extra + (place.family,) * (place.extra - len(extra))  # payment_problem says why
     else:
         if len(chosen) != place.extra:
-            raise MalformedAction(
-                f"R18 Terrain: this footprint costs {place.extra} extra card"
-                f"{'s' if place.extra != 1 else ''} of any family; you named {len(chosen)}.",
-                "R18",
+            raise MalformedAction.say(
+                "refusal.surcharge_count", "R18", extra=place.extra, named=len(chosen)
             )
         extra = tuple(chosen)
     return base + extra

@@ -3,26 +3,29 @@ its check, its effect, its generator and its autocomplete query."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..actions import Construct
 from ..board import FOOTPRINTS, square_name
 from ..constants import BONUS, BUILDINGS, Age, BuildingType, Family
 from ..domains import BoardIndex
 from ..errors import IllegalAction
-from ..events import Event
+from ..events import Event, event
 from ..resolve import after_build, new_tile_id, touched_domains
 from ..rules import (
     ILLEGAL,
     Ctx,
     Placement,
+    age_code,
     allowance,
-    article,
-    describe_cards,
+    codes,
     hierarchy_problem,
     payment_problem,
     surcharge,
     who,
 )
 from ..state import GameState, Tile
+from ..words import phrase
 from .common import Option, Plan, Specs, chosen_payment, pay, payments, square
 
 
@@ -33,27 +36,21 @@ def construct_problem(
 
     With ``explain=False`` a refusal is the shared ``ILLEGAL`` (no sentence is built)."""
 
-    def name() -> str:
-        return f"{article(btype).capitalize()} {btype.label} at {square_name(at)}"
+    def name() -> dict[str, Any]:
+        return phrase(
+            "phrase.cap", text=phrase("phrase.a_building_at", type=str(btype), at=square_name(at))
+        )
 
     if age is Age.REASON:
         if not explain:
             return ILLEGAL
-        return IllegalAction(
-            "R40 Reason: nothing is constructed in the age of Reason; there you populate and "
-            "renovate.",
-            "R40",
-        )
+        return IllegalAction.say("refusal.construct_reason", "R40")
     spec = BUILDINGS[btype]
     fp = FOOTPRINTS[spec.size][at]
     if fp is None:
         if not explain:
             return ILLEGAL
-        return IllegalAction(
-            f"R15 Grid: {name()} would stick out of the board; a size-"
-            f"{spec.size} building needs {spec.size}x{spec.size} squares inside A1-T16.",
-            "R15",
-        )
+        return IllegalAction.say("refusal.grid", "R15", name=name(), size=spec.size)
     idx = ctx.index(age)
     grid = idx.grid
     for c in fp.cells:
@@ -62,27 +59,21 @@ def construct_problem(
                 return ILLEGAL
             occupant = idx.buildings[grid[c]]
             kind = (
-                "a printed Hamlet"
+                phrase("phrase.a_printed_hamlet")
                 if occupant.printed
-                else f"{article(occupant.type)} {occupant.type.label}"
+                else phrase("phrase.a_building", type=str(occupant.type))
             )
-            return IllegalAction(
-                f"R15 Empty squares: {square_name(c)} on {age.label} already holds {kind}; "
-                f"a building is constructed on empty squares only.",
-                "R15",
+            return IllegalAction.say(
+                "refusal.occupied", "R15", at=square_name(c), age=age_code(age), kind=kind
             )
     if fp.river and btype not in (BuildingType.TOWN, BuildingType.CITY):
         if not explain:
             return ILLEGAL
-        return IllegalAction(
-            f"R18 River: {name()} would cover a river square; only a Town or City may stand "
-            f"on the river.",
-            "R18",
-        )
+        return IllegalAction.say("refusal.river", "R18", name=name())
     if ctx.state.stock[btype] <= 0:
         if not explain:
             return ILLEGAL
-        return IllegalAction(f"R15 Stock: no {btype.label} tile is left in the stock.", "R15")
+        return IllegalAction.say("refusal.stock", "R15", type=str(btype))
     if spec.family is not Family.CIVIL:
         return hierarchy_problem(idx, age, btype, fp, set(), name, explain)
     return None
@@ -114,12 +105,10 @@ def check_construct(state: GameState, seat: int, action: Construct) -> Plan:
     if problem is not None:
         raise problem
     if BUILDINGS[action.building].family is not Family.CIVIL and state.players[seat].cubes <= 0:
-        raise IllegalAction(
-            "R15 Cubes: you have no control cube left to mark a new building.", "R15"
-        )
+        raise IllegalAction.say("refusal.no_cube", "R15")
     place = construct_placement(ctx, action.age, action.building, at)
     cards = chosen_payment(state, seat, place, action.surcharge)
-    what = f"{article(action.building)} {action.building.label}"
+    what = phrase("phrase.a_building", type=str(action.building))
     problem = payment_problem(state, seat, action.age, cards, what)
     if problem is not None:
         raise problem
@@ -146,11 +135,17 @@ def apply_construct(state: GameState, plan: Plan, events: list[Event]) -> None:
     bonus = BONUS[age] if spec.size >= 2 else 0  # R17
     player.ecus += bonus
     events.append(
-        Event(
-            kind="built",
-            text=f"{who(seat)} builds {article(btype)} {btype.label} at {square_name(tile.at)} "
-            f"on {age.label} for {describe_cards(plan.cards)}"
-            + (f" and collects a {bonus} Ecu bonus (R17)." if bonus else "."),
+        event(
+            "built",
+            "event.built_bonus" if bonus else "event.built",
+            {
+                "who": who(seat),
+                "type": str(btype),
+                "at": square_name(tile.at),
+                "age": age_code(age),
+                "cards": codes(plan.cards),
+                "bonus": bonus,
+            },
             seat=seat,
             age=age,
             squares=list(fp.cells),

@@ -12,6 +12,7 @@ from ..events import Event
 from ..resolve import after_removal, remove_tile
 from ..rules import Ctx, allowance, payment_problem, who
 from ..state import GameState
+from ..words import phrase
 from .common import Plan, Specs, building_at, pay
 
 
@@ -22,20 +23,16 @@ def _demolishable(b: Building) -> bool:
 
 def check_demolish(state: GameState, seat: int, action: Demolish) -> Plan:
     if action.age is Age.REASON:
-        raise IllegalAction("R22 Demolish: nothing is demolished in the age of Reason.", "R22")
+        raise IllegalAction.say("refusal.demolish_reason", "R22")
     building = building_at(Ctx(state), action.age, action.square)
     if building.printed:
-        raise IllegalAction("R22 Demolish: a printed Hamlet cannot be demolished.", "R22")
+        raise IllegalAction.say("refusal.demolish_printed", "R22")
     if not _demolishable(building):
-        raise IllegalAction(
-            f"R22 Demolish: only size-1 buildings can be demolished, not a "
-            f"{building.type.label}.",
-            "R22",
-        )
+        raise IllegalAction.say("refusal.demolish_size", "R22", type=str(building.type))
     if state.players[seat].ecus < DEMOLISH_ECUS:
-        raise IllegalAction("R22 Demolish: it costs 1 Ecu and a card; you have no Ecu.", "R22")
+        raise IllegalAction.say("refusal.demolish_ecus", "R22")
     cards = (building.family,)
-    problem = payment_problem(state, seat, action.age, cards, "demolishing it")
+    problem = payment_problem(state, seat, action.age, cards, phrase("phrase.demolishing_it"))
     if problem is not None:
         raise problem
     return Plan(action, seat, cards=cards, age=action.age, building=building)
@@ -49,7 +46,7 @@ def apply_demolish(state: GameState, plan: Plan, events: list[Event]) -> None:
     state.players[seat].ecus -= DEMOLISH_ECUS
     tile = state.boards[plan.age].tile(plan.building.key)
     assert tile is not None
-    why = f"is demolished by {who(seat)} (1 Ecu + 1 card, R22)"
+    why = phrase("phrase.why_demolished", who=who(seat))
     remove_tile(state, plan.age, tile, events, why, cascade=False)
     after_removal(state, seat, plan.age, events)
 

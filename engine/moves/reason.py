@@ -8,11 +8,12 @@ from ..board import square_name
 from ..constants import BUILDINGS, Age, Family, capacity
 from ..domains import Building
 from ..errors import IllegalAction
-from ..events import Event
-from ..resolve import cells_of, tile_name
+from ..events import Event, event
+from ..resolve import cells_of, tile_words
 from ..rules import Ctx, allowance, payment_problem, who
 from ..state import GameState, Player
-from .common import Plan, Specs, building_at, pay, plural
+from ..words import phrase
+from .common import Plan, Specs, building_at, pay
 
 
 def room_for_cubes(state: GameState, b: Building) -> int:
@@ -44,24 +45,18 @@ def check_populate(state: GameState, seat: int, action: Populate) -> Plan:
     player = state.players[seat]
     building = building_at(Ctx(state), Age.REASON, action.square)
     if building.family is not Family.CIVIL:
-        raise IllegalAction(
-            f"R41 Populate: cubes go on civil buildings only; {tile_name(building)} is "
-            f"{building.family.value}.",
-            "R41",
+        raise IllegalAction.say(
+            "refusal.populate_civil", "R41", tile=tile_words(building), family=str(building.family)
         )
     room = room_for_cubes(state, building)
     if action.count > room:
-        raise IllegalAction(
-            f"R41 Populate: {tile_name(building)} has room for {plural(room, 'more cube')} "
-            f"(Hamlet 1, Town 3, City 5).",
-            "R41",
+        raise IllegalAction.say(
+            "refusal.populate_room", "R41", tile=tile_words(building), room=room
         )
     if player.cubes < action.count:
-        raise IllegalAction(
-            f"R41 Populate: you have {plural(player.cubes, 'cube')} left in your supply.", "R41"
-        )
+        raise IllegalAction.say("refusal.populate_supply", "R41", cubes=player.cubes)
     cards = (Family.CIVIL,) * action.count
-    problem = payment_problem(state, seat, Age.REASON, cards, "populating")
+    problem = payment_problem(state, seat, Age.REASON, cards, phrase("phrase.populating"))
     if problem is not None:
         raise problem
     return Plan(action, seat, cards=cards, age=Age.REASON, building=building, count=action.count)
@@ -81,10 +76,10 @@ def apply_populate(state: GameState, plan: Plan, events: list[Event]) -> None:
         assert tile is not None
         tile.cubes.extend([seat] * plan.count)
     events.append(
-        Event(
-            kind="populated",
-            text=f"{who(seat)} places {plural(plan.count, 'cube')} on {tile_name(b)} in the age "
-            f"of Reason (R41).",
+        event(
+            "populated",
+            "event.populated",
+            {"who": who(seat), "n": plan.count, "tile": tile_words(b)},
             seat=seat,
             age=Age.REASON,
             squares=list(b.cells),
@@ -99,21 +94,17 @@ def check_renovate(state: GameState, seat: int, action: Renovate) -> Plan:
     player = state.players[seat]
     building = building_at(Ctx(state), Age.REASON, action.square)
     if not building.ruin:
-        raise IllegalAction(f"R42 Renovate: {tile_name(building)} is not a ruin.", "R42")
+        raise IllegalAction.say("refusal.renovate_not_ruin", "R42", tile=tile_words(building))
     owed = cards_owed(building)
     count = _renovation_count(player, building, owed, action.cards)
     if count > owed:
-        raise IllegalAction(
-            f"R42 Renovate: {tile_name(building)} needs only {plural(owed, 'more card')}.", "R42"
+        raise IllegalAction.say(
+            "refusal.renovate_too_many", "R42", tile=tile_words(building), owed=owed
         )
     if count < owed and player.cubes <= 0:
-        raise IllegalAction(
-            "R42 Renovate: paying part of a renovation is marked with one of your cubes, "
-            "and you have none left.",
-            "R42",
-        )
+        raise IllegalAction.say("refusal.renovate_no_cube", "R42")
     cards = (building.family,) * count
-    problem = payment_problem(state, seat, Age.REASON, cards, "this renovation")
+    problem = payment_problem(state, seat, Age.REASON, cards, phrase("phrase.this_renovation"))
     if problem is not None:
         raise problem
     return Plan(action, seat, cards=cards, age=Age.REASON, building=building, count=count)
@@ -130,21 +121,18 @@ def apply_renovate(state: GameState, plan: Plan, events: list[Event]) -> None:
     if plan.count < owed:
         tile.marker = seat
         state.players[seat].cubes -= 1
-        text = (
-            f"{who(seat)} pays the first card to renovate the {tile.type.label} ruin at "
-            f"{square_name(tile.at)} and marks it with a cube (R42)."
-        )
+        key = "event.renovate_first"
     else:
         if tile.marker is not None:
             state.players[tile.marker].cubes += 1
             tile.marker = None
         tile.ruin = False
-        text = (
-            f"{who(seat)} renovates the {tile.type.label} at {square_name(tile.at)} in the "
-            f"age of Reason (R42)."
-        )
+        key = "event.renovated"
+    params = {"who": who(seat), "type": str(tile.type), "at": square_name(tile.at)}
     events.append(
-        Event(kind="renovated", text=text, seat=seat, age=Age.REASON, squares=list(cells_of(tile)))
+        event(
+            "renovated", key, params, seat=seat, age=Age.REASON, squares=list(cells_of(tile))
+        )
     )
 
 

@@ -3,25 +3,28 @@ its check, its effect, its generator and its autocomplete query."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..actions import Upgrade
 from ..board import FOOTPRINTS, outer_positions, square_name
 from ..constants import BONUS, BUILDINGS, LADDER, Age, BuildingType, Family
 from ..domains import BoardIndex, Building
 from ..errors import IllegalAction, MalformedAction
-from ..events import Event
+from ..events import Event, event
 from ..resolve import after_build, new_tile_id, touched_domains
 from ..rules import (
     Ctx,
     Placement,
+    age_code,
     allowance,
-    article,
-    describe_cards,
+    codes,
     hierarchy_problem,
     payment_problem,
     surcharge,
     who,
 )
 from ..state import GameState, Tile
+from ..words import phrase
 from .common import Option, Plan, Specs, building_at, chosen_payment, pay, payments, square
 
 
@@ -32,34 +35,43 @@ def upgrade_targets(btype: BuildingType) -> list[BuildingType]:
     return [t for t in ladder if BUILDINGS[t].size > size]
 
 
+def _what(building: Building) -> dict[str, Any]:
+    """The building being upgraded, as a phrase: "printed Hamlet", "Keep"."""
+    if building.printed:
+        return phrase("phrase.printed_hamlet")
+    return phrase("phrase.building", type=str(building.type))
+
+
 def upgrade_problem(
     ctx: Ctx, seat: int, age: Age, building: Building, to: BuildingType, at: int
 ) -> IllegalAction | None:
     """Board-side legality of an upgrade (no cards): R16, R18, R20, R21, R40."""
     if age is Age.REASON:
-        return IllegalAction("R40 Reason: nothing is upgraded in the age of Reason.", "R40")
+        return IllegalAction.say("refusal.upgrade_reason", "R40")
     old = building.type
-    what = "printed Hamlet" if building.printed else old.label
     if BUILDINGS[to].family is not building.family or to not in upgrade_targets(old):
-        return IllegalAction(
-            f"R16 Upgrade: a {what} can become only a bigger building of its own family "
-            f"({', '.join(t.label for t in upgrade_targets(old)) or 'none'}).",
+        targets: list[str] | dict[str, Any] = [str(t) for t in upgrade_targets(old)]
+        return IllegalAction.say(
+            "refusal.upgrade_family",
             "R16",
+            what=_what(building),
+            targets=targets or phrase("phrase.none"),
         )
     if building.family is not Family.CIVIL and building.owner != seat:
-        return IllegalAction(
-            f"R16 Upgrade: the {what} at {square_name(building.at)} is not yours; you may upgrade "
-            f"military and religious buildings you control, and any civil building.",
-            "R16",
+        return IllegalAction.say(
+            "refusal.upgrade_not_yours", "R16", what=_what(building), at=square_name(building.at)
         )
     size = BUILDINGS[to].size
     fp = FOOTPRINTS[size][at]
     old_size = BUILDINGS[old].size
     if fp is None or at not in outer_positions(building.at, old_size, size):
-        return IllegalAction(
-            f"R16 Upgrade: a {to.label} at {square_name(at)} would not cover the whole "
-            f"{what} at {square_name(building.at)} inside the board.",
+        return IllegalAction.say(
+            "refusal.upgrade_cover",
             "R16",
+            to=str(to),
+            at=square_name(at),
+            what=_what(building),
+            where=square_name(building.at),
         )
     idx = ctx.index(age)
     inside = set(building.cells)
@@ -67,21 +79,19 @@ def upgrade_problem(
         if c in inside:
             continue
         if idx.grid[c] != 0:
-            return IllegalAction(
-                f"R16 Upgrade: the {to.label} would also cover {square_name(c)}, which is not "
-                f"empty; several buildings may not be merged into one.",
-                "R16",
+            return IllegalAction.say(
+                "refusal.upgrade_merge", "R16", to=str(to), at=square_name(c)
             )
     if fp.river and to not in (BuildingType.TOWN, BuildingType.CITY):
-        return IllegalAction(
-            f"R18 River: a {to.label} at {square_name(at)} would cover a river square; only a "
-            f"Town or City may stand on the river.",
-            "R18",
-        )
+        return IllegalAction.say("refusal.upgrade_river", "R18", to=str(to), at=square_name(at))
     if ctx.state.stock[to] <= 0:
-        return IllegalAction(f"R16 Stock: no {to.label} tile is left in the stock.", "R16")
+        return IllegalAction.say("refusal.upgrade_stock", "R16", to=str(to))
     if building.family is not Family.CIVIL:
-        name = f"upgrading the {what} at {square_name(building.at)} to a {to.label}"
+
+        def name() -> dict[str, Any]:
+            where = square_name(building.at)
+            return phrase("phrase.upgrading", what=_what(building), where=where, to=str(to))
+
         return hierarchy_problem(idx, age, to, fp, {building.key}, name)
     return None
 
@@ -119,15 +129,15 @@ def _upgrade_at(ctx: Ctx, seat: int, action: Upgrade, building: Building) -> int
         )
         return positions[0] if positions else building.at
     squares = ", ".join(square_name(p.at) for p in legal)
-    raise MalformedAction(
-        f"R16 Upgrade: say where the {action.to.label}'s top-left square goes: {squares}.", "R16"
+    raise MalformedAction.say(
+        "refusal.upgrade_where", "R16", to=str(action.to), squares=squares
     )
 
 
 def check_upgrade(state: GameState, seat: int, action: Upgrade) -> Plan:
     ctx = Ctx(state)
     if action.age is Age.REASON:
-        raise IllegalAction("R40 Reason: nothing is upgraded in the age of Reason.", "R40")
+        raise IllegalAction.say("refusal.upgrade_reason", "R40")
     building = building_at(ctx, action.age, action.square)
     at = _upgrade_at(ctx, seat, action, building)
     problem = upgrade_problem(ctx, seat, action.age, building, action.to, at)
@@ -135,9 +145,8 @@ def check_upgrade(state: GameState, seat: int, action: Upgrade) -> Plan:
         raise problem
     place = upgrade_placement(ctx, building, action.to, at)
     cards = chosen_payment(state, seat, place, action.surcharge)
-    problem = payment_problem(
-        state, seat, action.age, cards, f"this upgrade to a {action.to.label}"
-    )
+    what = phrase("phrase.this_upgrade", to=str(action.to))
+    problem = payment_problem(state, seat, action.age, cards, what)
     if problem is not None:
         raise problem
     return Plan(action, seat, cards=cards, age=action.age, building=building, placement=place)
@@ -157,24 +166,32 @@ def apply_upgrade(state: GameState, plan: Plan, events: list[Event]) -> None:
     if b.tile is None:  # R16: a printed hamlet stays underneath the new tile
         tile = Tile(id=new_tile_id(state), type=to, at=plan.placement.at)
         state.boards[age].tiles.append(tile)
-        old = "printed Hamlet"
+        old = phrase("phrase.printed_hamlet")
     else:
         found = state.boards[age].tile(b.key)
         assert found is not None
         tile = found
         state.stock[tile.type] += 1
-        old = tile.type.label
+        old = phrase("phrase.building", type=str(tile.type))
         tile.type = to
         tile.at = plan.placement.at
     state.stock[to] -= 1
     bonus = BONUS[age]  # R17: an upgrade is always to size 2 or 3
     state.players[seat].ecus += bonus
     events.append(
-        Event(
-            kind="upgraded",
-            text=f"{who(seat)} upgrades the {old} at {square_name(old_at)} on {age.label} "
-            f"to {article(to)} {to.label} at {square_name(tile.at)} for "
-            f"{describe_cards(plan.cards)} and collects a {bonus} Ecu bonus (R17).",
+        event(
+            "upgraded",
+            "event.upgraded",
+            {
+                "who": who(seat),
+                "old": old,
+                "from": square_name(old_at),
+                "age": age_code(age),
+                "to": str(to),
+                "at": square_name(tile.at),
+                "cards": codes(plan.cards),
+                "bonus": bonus,
+            },
             seat=seat,
             age=age,
             squares=list(fp.cells),

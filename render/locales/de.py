@@ -3,42 +3,20 @@
 Jeder Schlüssel steht auch auf Englisch (``CATALOGUE`` in ``render/strings.py``): jeden
 {Platzhalter} unverändert lassen. Die Formen ``.one`` und ``.other`` eines gezählten Satzes
 gelten für 1 und für alles andere (auch 0). Dieselben Begriffe wie die Befehle des Bots
-(``bot/locales/de.toml``): Macht, Glaube, Vernunft, Wachturm, Bergfried... Die Kartenbuchstaben
-bleiben in jeder Sprache M, R, C (die Befehle lesen sie). Die Kürzel aus zwei Buchstaben sind
-alle verschieden.
+(``bot/locales/de.toml``): Macht, Glaube, Vernunft, Wachturm, Bergfried... Die Namen der
+Zeitalter, der Gebäude (mit Mehrzahl) und der Familien stehen nicht hier: Sie kommen aus dem
+Katalog der Engine (``engine/locales/de.toml``, Abschnitte ``[terms.*]``), eine einzige Liste
+für Bilder und Sätze. Die Kartenbuchstaben bleiben in jeder Sprache M, R, C (die Befehle lesen
+sie). Die Kürzel aus zwei Buchstaben sind alle verschieden.
 """
 
 CATALOGUE: dict[str, str] = {
     "seat": "Spieler {number}",
     "times": "\u00d7{count}",
-    "age.might": "Macht",
-    "age.faith": "Glaube",
-    "age.reason": "Vernunft",
     "age.title": "{numeral}. {age}",
-    "family.military": "Militär",
-    "family.religious": "Religion",
-    "family.civil": "Zivil",
     "family.letter.military": "M",
     "family.letter.religious": "R",
     "family.letter.civil": "C",
-    "building.watchtower": "Wachturm",
-    "building.keep": "Bergfried",
-    "building.castle": "Burg",
-    "building.chapel": "Kapelle",
-    "building.monastery": "Kloster",
-    "building.abbey": "Abtei",
-    "building.hamlet": "Weiler",
-    "building.town": "Stadt",
-    "building.city": "Großstadt",
-    "plural.watchtower": "Wachtürme",
-    "plural.keep": "Bergfriede",
-    "plural.castle": "Burgen",
-    "plural.chapel": "Kapellen",
-    "plural.monastery": "Klöster",
-    "plural.abbey": "Abteien",
-    "plural.hamlet": "Weiler",
-    "plural.town": "Städte",
-    "plural.city": "Großstädte",
     "code.watchtower": "Wt",
     "code.keep": "Bf",
     "code.castle": "Bu",

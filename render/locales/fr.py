@@ -3,41 +3,20 @@
 Chaque clé existe en anglais (``CATALOGUE`` dans ``render/strings.py``) : gardez chaque
 {paramètre} tel quel. Les formes ``.one`` et ``.other`` d'une phrase comptée servent pour 1 et
 pour le reste (0 compris). Mêmes termes que les commandes du bot (``bot/locales/fr.toml``) :
-Puissance, Foi, Raison, Tour de guet, Donjon... Les lettres des cartes restent M, R, C dans
-toutes les langues (les commandes les lisent). Les codes de deux lettres sont tous différents.
+Puissance, Foi, Raison, Tour de guet, Donjon... Les noms des âges, des bâtiments (et leurs
+pluriels) et des familles ne sont pas ici : ils viennent du catalogue du moteur
+(``engine/locales/fr.toml``, sections ``[terms.*]``), une seule liste pour les images et les
+phrases. Les lettres des cartes restent M, R, C dans toutes les langues (les commandes les
+lisent). Les codes de deux lettres sont tous différents.
 """
 
 CATALOGUE: dict[str, str] = {
     "seat": "Joueur {number}",
     "times": "\u00d7{count}",
-    "age.might": "Puissance",
-    "age.faith": "Foi",
-    "age.reason": "Raison",
     "age.title": "{numeral}. {age}",
-    "family.military": "Militaire",
-    "family.religious": "Religieuse",
-    "family.civil": "Civile",
     "family.letter.military": "M",
     "family.letter.religious": "R",
     "family.letter.civil": "C",
-    "building.watchtower": "Tour de guet",
-    "building.keep": "Donjon",
-    "building.castle": "Château",
-    "building.chapel": "Chapelle",
-    "building.monastery": "Monastère",
-    "building.abbey": "Abbaye",
-    "building.hamlet": "Hameau",
-    "building.town": "Bourg",
-    "building.city": "Cité",
-    "plural.watchtower": "Tours de guet",
-    "plural.keep": "Donjons",
-    "plural.castle": "Châteaux",
-    "plural.chapel": "Chapelles",
-    "plural.monastery": "Monastères",
-    "plural.abbey": "Abbayes",
-    "plural.hamlet": "Hameaux",
-    "plural.town": "Bourgs",
-    "plural.city": "Cités",
     "code.watchtower": "Tg",
     "code.keep": "Do",
     "code.castle": "Ct",

@@ -12,6 +12,7 @@ from engine import (
     GameState,
     apply,
     check,
+    explain,
     invariant_problems,
 )
 from engine.actions import Action
@@ -37,6 +38,10 @@ def refused(state: GameState, seat: int, action: Action, rule: str) -> EngineErr
     assert state.model_dump_json() == before
     assert info.value.rule == rule, (info.value.rule, info.value.message)
     assert info.value.message.startswith(rule) or rule in ("R8", "R50", "R1")
+    # the refusal is worded in every language: English exactly as the message (engine/words.py)
+    assert explain(info.value, "en") == info.value.message
+    for lang in ("fr", "de"):
+        assert rule in explain(info.value, lang) or rule not in info.value.message
     return info.value
 
 

@@ -30,6 +30,7 @@ from engine import (
 )
 from engine.board import MAP, TERRAIN, map_problems, parse_map
 from engine.builder import position, tile_at
+from engine.words import word
 
 from .helpers import F, M, R, kind_at, play, refused, texts
 
@@ -504,7 +505,8 @@ def test_r47_scenario_might_income_seven_and_four() -> None:
         might="Keep F4 0; Town H4; Town F6; Hamlet J4; Watchtower M7 0; Town N7; Hamlet P7",
         round=4,
     )
-    total, lines = income(s, 0)
+    total, phrases = income(s, 0)
+    lines = [word("en", p["key"], p["params"]) for p in phrases]
     assert total == 11 and len(lines) == 2
     assert any("7 from" in line for line in lines) and any("4 from" in line for line in lines)
 

@@ -275,6 +275,7 @@ def test_clone_equals_a_deep_copy_for_every_field() -> None:
     for option in state.pending.options:
         option.tile_id = 1 if option.tile_id is None else option.tile_id
         option.at = 1 if option.at is None else option.at
+        option.words = option.words or {"key": "phrase.none", "params": {}}
     lazy = [p for p in _non_default_fields(state, "state") if not p.startswith("state.agenda")]
     assert lazy == [], f"give these fields a non-default value in this test: {lazy}"
     clone = state.clone()

@@ -1,7 +1,8 @@
 """Property test: random legal games to the end, by the uniform player and by the
 scenario-seeking one (engine/random_player.py), every invariant of RULES.md section 9 checked
 after every action, JSON round trip, replay from seed + log (style 13), and a tally of the
-cascades the games set off (R23-R37): each kind must happen at least ``AT_LEAST`` times.
+cascades the games set off (R23-R37): each kind must happen at least ``AT_LEAST`` times. Every
+event is also worded in French and German (engine/words.py).
 
 KHRONOS_LONG_RUN=N plays N games of each player instead of the CI default."""
 
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 from collections import Counter
 
 import pytest
@@ -17,11 +19,15 @@ from hypothesis import strategies as st
 
 from engine import (
     Choose,
+    Event,
     GameState,
     Options,
     apply,
     current_seat,
     default_choice,
+    describe,
+    describe_lines,
+    describe_prompt,
     dump_action,
     invariant_problems,
     new_game,
@@ -65,11 +71,29 @@ def _play_checked(
         mover = state.turn
         state, events = apply(state, seat, action)
         counts.update(cascade_counts(events, mover))
+        _worded(state, events)
         problems = invariant_problems(state)
         assert problems == [], (seed, state.step, action, problems)
         log.append((seat, dump_action(action)))
         assert len(log) < 5000
     return state, log
+
+
+_LEFT_OVER = re.compile(r"\{(?!P\d+\})")  # a brace that is not a seat token
+
+
+def _worded(state: GameState, events: list[Event]) -> None:
+    """Every event (and a pending question) is worded in French and German from the engine's
+    catalogues, and its English is its text (engine/words.py, docs/i18n.md)."""
+    for event in events:
+        assert describe(event, "en") == event.text
+        for lang in ("fr", "de"):
+            assert not _LEFT_OVER.search(describe(event, lang)), (lang, event)
+            for line in describe_lines(event, lang):
+                assert not _LEFT_OVER.search(line), (lang, line)
+    if state.pending is not None:
+        for lang in ("fr", "de"):
+            assert not _LEFT_OVER.search(describe_prompt(state.pending, lang))
 
 
 PLAYED: dict[str, int] = {}

@@ -10,8 +10,10 @@ import pytest
 from PIL import Image
 
 import render
-from engine import BuildingType
+from engine import Age, BuildingType, Construct, apply, public_view
+from engine.builder import position
 from render.board import clear_layer_cache
+from render.panel import banner_text
 from render.strings import (
     CATALOGUE,
     LANGUAGES,
@@ -135,3 +137,28 @@ def test_alt_texts_speak_the_games_language() -> None:
     from .test_summary import fixed_summary
     summary = render.summary_alt_text(fixed_summary(), states.NAMES_5, lang="de")
     assert summary.startswith("Endstand der Partie Khronos. Alice gewinnt mit 27 Ecus.")
+
+
+def test_the_moves_sentences_and_the_pending_question_speak_the_games_language() -> None:
+    """The engine's sentences on images are worded in the image's language (engine.describe):
+    the move's lines in the alt text and the question of a pending choice on the banner."""
+    view, events, _ = states.mid_game()
+    french = render.alt_text(view, states.NAMES_4, events, lang="fr")
+    assert "Alice construit un Donjon en F4 sur Puissance pour 2 cartes militaires" in french
+    assert "builds" not in french and "(R17)" not in french
+    german = render.alt_text(view, states.NAMES_4, events, lang="de")
+    assert "Alice baut einen Bergfried auf F4 (Macht) für 2 Militärkarten" in german
+    english = render.alt_text(view, states.NAMES_4, events, lang="en")
+    assert "Alice builds a Keep at F4 on Might for 2 military cards" in english
+    state = position(3, might="Keep F4 0; Watchtower F6 0; Keep I4 1", hands={0: "ccmr"})
+    state, _ = apply(state, 0, Construct(age=Age.MIGHT, building=BuildingType.HAMLET,
+                                         square="H4"))
+    assert state.pending is not None
+    with speaking("fr"):
+        banner = banner_text(public_view(state), ["Ann", "Bob", "Cy"])
+    assert banner == ("En attente du choix de Bob : Le Donjon de Bob en I4 sur Puissance devient "
+                      "une Tour de guet : choisissez où placer la Tour de guet dans l'ancienne "
+                      "emprise (R33).")
+    with speaking("de"):
+        banner = banner_text(public_view(state), ["Ann", "Bob", "Cy"])
+    assert banner is not None and banner.startswith("Warten auf die Wahl von Bob: Der Bergfried")
