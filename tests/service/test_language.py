@@ -1,5 +1,6 @@
 """A game's language (`/game settings language:fr`): its pictures and their alt texts are drawn
-in it, and what the bot posts in the channel is written in it; hours and deadlines are left as they were; a bad value changes nothing."""
+in it, and what the bot posts in the channel is written in it; hours and deadlines are left as
+they were; a bad value changes nothing."""
 
 from __future__ import annotations
 
