@@ -227,14 +227,14 @@ async def test_a_french_client_is_refused_in_french_and_a_german_game_posts_germ
         fake_discord: FakeDiscord, tmp_path: Path) -> None:
     """Through discord.py and the fake Discord: a player whose client is French reads his
     refusal in French, ephemeral; once the creator sets /game settings language:de, the
-    channel reads German (settings, the start, the turn ping), and a refusal to an English
-    client stays English."""
+    channel reads German (settings, the start, the turn ping, the notice that a player's DMs
+    are closed, with its button), and a refusal to an English client stays English."""
     fake = fake_discord
     guild = fake.add_guild()
     ch = fake.add_channel(guild, "khronos")
     alice = fake.add_user("alice")
     bob = fake.add_user("bob", locale="fr")
-    carl = fake.add_user("carl", locale="fr")
+    carl = fake.add_user("carl", locale="fr", dms_open=False)
     bot, storage = await make_bot(fake, tmp_path, guild)
     try:
         async with fake.running(bot):
@@ -263,5 +263,11 @@ async def test_a_french_client_is_refused_in_french_and_a_german_game_posts_germ
             ping = await fake.wait_for_message(
                 ch, lambda m: "du bist am Zug (Runde 1 von 7)" in m.content, timeout=10)
             assert ping.id > begins.id
+            closed = await fake.wait_for_message(
+                ch, lambda m: "Direktnachrichten von carl sind geschlossen" in m.content,
+                timeout=10)
+            labels = [c.get("label") for row in closed.components
+                      for c in row.get("components", [])]
+            assert labels == ["Meine Hand zeigen"]
     finally:
         await storage.close()
