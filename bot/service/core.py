@@ -32,6 +32,7 @@ from ..storage_api import TxAPI as Tx
 from .texts import (
     cards_text,
     channel_link,
+    choice_label,
     event_prompt,
     format_names,
     hand_text,
@@ -635,7 +636,8 @@ class ServiceCore:
         return DecisionInfo(
             game_id=info.game_id, version=info.version, seat=d.seat, user_id=info.user_of(d.seat),
             prompt=format_names(event_prompt(state, info.settings.language), names),
-            options=tuple(format_names(o.label, names) for o in d.options),
+            options=tuple(format_names(choice_label(o, info.settings.language), names)
+                          for o in d.options),
             default=d.default,
         )
 

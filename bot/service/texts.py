@@ -12,6 +12,7 @@ from engine import (
     Event,
     GameState,
 )
+from engine.state import Choice
 
 from .. import i18n
 
@@ -152,6 +153,11 @@ def event_prompt(state: GameState, lang: str | None) -> str:
     """The pending choice's question in ``lang``, seat tokens kept."""
     assert state.pending is not None
     return state.pending.prompt
+
+
+def choice_label(choice: Choice, lang: str | None) -> str:
+    """One option of the pending choice in ``lang`` (a button's label), seat tokens kept."""
+    return choice.label
 
 
 def refusal_sentence(error: EngineError, lang: str | None) -> str:
