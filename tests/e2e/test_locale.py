@@ -244,7 +244,7 @@ async def test_a_french_client_is_refused_in_french_and_a_german_game_posts_germ
             words = refused.messages[-1]
             assert words.ephemeral
             assert words.content == i18n.text("manage.start", "fr")
-            assert words.content.startswith("Seuls le créateur de la partie")
+            assert words.content.startswith("Seul le créateur de la partie")
 
             settings = await run(fake, alice, ch, "game settings", language="de")
             posted = await fake.wait_for_message(

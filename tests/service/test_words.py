@@ -53,7 +53,7 @@ async def test_a_french_reader_in_an_english_game(service: GameService,
     rows say so for the words the transport may add."""
     await started_game(service, 12, 2, seed=3)
     french = ctx(12, 122, "fr")  # seated, not the creator
-    with pytest.raises(PermissionDenied, match="Seuls le créateur de la partie ou un admin"):
+    with pytest.raises(PermissionDenied, match="Seul le créateur de la partie ou un admin"):
         await execute(service, french, "pause", {})
     with pytest.raises(MalformedAction, match="doit valoir au plus 336"):
         await run_line(service, french, "/away 400")
@@ -98,7 +98,7 @@ async def test_a_french_game_posts_pings_and_reminds_in_french(service: GameServ
     text = reminders[0].text
     assert text.startswith("Rappel : votre partie de Khronos dans <#13> attend votre ")
     assert "Votre main : " in text and "(Au plus un rappel toutes les 24 h" in text
-    assert reminders[0].fallback is not None and "la partie vous attend depuis" in (
+    assert reminders[0].fallback is not None and "la partie vous attend (<t:" in (
         reminders[0].fallback)
 
     clock.now += 22 * HOUR  # the deadline's warning, then the deadline itself
