@@ -603,7 +603,7 @@ class ServiceCore:
             decision = self._decision(info, new)
             out.decision = decision
             if old is None or old.pending != new.pending:
-                prompt = format_names(new.pending.prompt, names)
+                prompt = format_names(event_prompt(new, lang), names)
                 if decision.user_id is not None and not is_computer(decision.user_id):
                     out.direct.append(
                         Direct(decision.user_id, "choice",
