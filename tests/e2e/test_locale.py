@@ -75,6 +75,20 @@ def test_every_key_the_code_uses_is_in_the_english_catalogue() -> None:
     assert sorted(p for p in prefixes if not any(k.startswith(p) for k in source)) == []
 
 
+def test_a_translated_sentence_names_the_commands_as_its_reader_sees_them() -> None:
+    """A French or German sentence tells of /rejoindre or /spiel fortsetzen, the names that
+    reader's Discord shows, never of the English /join or /game resume."""
+    from bot.textcommands import COMMANDS
+
+    english = {s.name for s in COMMANDS.values()} | set(GROUPS)
+    for lang in TRANSLATED:
+        local = {v for k, v in i18n.catalogue(lang).items()
+                 if k.startswith(("commands.", "groups.")) and k.endswith(".name")}
+        for key, value in i18n.catalogue(lang).items():
+            named = set(re.findall(r"(?<![\w/])/([^\W\d]\w*)", value))
+            assert not named & (english - local), (lang, key, value)
+
+
 def test_every_english_sentence_is_translated() -> None:
     """A French or German entry equal to the English one is an entry left untranslated (a
     few words are the same in both languages and are listed here)."""

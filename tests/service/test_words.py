@@ -60,7 +60,7 @@ async def test_a_french_reader_in_an_english_game(service: GameService,
 
     out = await execute(service, french, "away", {"hours": 5.0})
     assert out.reply is not None
-    assert out.reply.text == "C'est noté : absent pour 5 h. /back y met fin plus tôt."
+    assert out.reply.text == "C'est noté : absent pour 5 h. /retour y met fin plus tôt."
     assert out.public[0].text.startswith("Bob is away until <t:")
     assert out.reply_row is not None
     assert (await row_body(storage, out.reply_row))["lang"] == "fr"
@@ -123,7 +123,7 @@ async def test_a_german_game_frames_its_moves_and_settings_in_german(
     assert status.reply is not None and status.reply.text.startswith("Runde 1 von 7: ")
     paused = await service.pause(14, 141)
     assert paused.public[0].text == (
-        "Ann pausiert die Partie: keine Züge, Erinnerungen oder Fristen bis /resume.")
+        "Ann pausiert die Partie: keine Züge, Erinnerungen oder Fristen bis /spiel fortsetzen.")
     with pytest.raises(Exception, match="The game is paused"):
         await execute(service, ctx(14, user, None), "end", {})
     resumed = await service.resume(14, 141)
