@@ -37,6 +37,7 @@ from .core import (
 from .moves import MovesMixin, effective_moves, replay
 from .texts import (
     _rename,
+    cards_text,
     events_text,
     hand_text,
     say,
@@ -107,9 +108,11 @@ class ReadingMixin(MovesMixin):
         info = self._info(game, seats)
         seat = self._seat(info, user_id)
         state = self._state(game)
-        dm = self._hand_dm(state, seat, info)
-        return Outcome(game=info, reply=Reply(hand_text(state, seat, i18n.reader()), dm.image,
-                                              True))
+        lang = i18n.language(i18n.reader())  # a private answer: the picture in his words too
+        image = Image("hand", state, info.names, (),
+                      say("image.hand_alt", lang, cards=cards_text(state.players[seat].hand, lang)),
+                      seat=seat, lang=lang)
+        return Outcome(game=info, reply=Reply(hand_text(state, seat, lang), image, True))
 
     async def history(self, channel_id: int, limit: int = 15) -> Outcome:
         entries = await self.history_entries(channel_id, limit)

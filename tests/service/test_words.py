@@ -145,3 +145,17 @@ async def test_an_outbox_row_keeps_the_language_of_its_commit(service: GameServi
     assert items[0].image is not None and items[0].image.lang == "fr"
     later = await service.status(15)
     assert later.reply is not None and later.reply.text.startswith("Runde 1 von 7")
+
+
+async def test_a_private_answer_draws_its_picture_in_the_readers_language(
+        service: GameService) -> None:
+    """/hand answers only its asker: text and picture in his language, whatever the game's;
+    the hand sent by DM stays in the game's."""
+    start = await started_game(service, 16, 2, seed=3, settings=GameSettings(language="de"))
+    user, _ = await current_user(service, 16)
+    out = await execute(service, ctx(16, user, "fr"), "hand", {})
+    assert out.reply is not None and out.reply.text.startswith("Votre main : ")
+    assert out.reply.image is not None and out.reply.image.lang == "fr"
+    assert out.reply.image.alt.startswith("Votre main : ")
+    dm = next(d for d in start.direct if d.user_id == user and d.kind == "hand")
+    assert dm.text.startswith("Deine Hand: ") and dm.image is not None and dm.image.lang == "de"
