@@ -326,7 +326,12 @@ def convert(param: Param, text: str) -> Any:
                 raise ValueError(i18n.private("parse.building", value=excerpt(text), names=names))
             return hits[0]
         case "square":
-            engine.parse_square(t)  # raises ValueError with a sentence
+            try:
+                engine.parse_square(t)
+            except ValueError:  # the engine's English, said again in the reader's language
+                on_grid = re.fullmatch(r"\s*[A-Ta-t]\s*\d{1,2}\s*", t)
+                raise ValueError(i18n.private("parse.outside" if on_grid else "parse.square",
+                                              value=repr(t))) from None
             return t.upper()
         case "age":
             key = t.lower()

@@ -57,6 +57,10 @@ async def test_a_french_reader_in_an_english_game(service: GameService,
         await execute(service, french, "pause", {})
     with pytest.raises(MalformedAction, match="doit valoir au plus 336"):
         await run_line(service, french, "/away 400")
+    with pytest.raises(MalformedAction, match="'Z9' n'est pas une case : utilisez une lettre"):
+        await run_line(service, french, "/populate Z9")
+    with pytest.raises(MalformedAction, match="'C77' is outside the board: rows run from 1 to 16"):
+        await run_line(service, ctx(12, 122, None), "/populate C77")
 
     out = await execute(service, french, "away", {"hours": 5.0})
     assert out.reply is not None
