@@ -177,7 +177,11 @@ def run_discord(settings: Settings) -> int:
     shards = settings.shard_options()
     mine = (f"; shards {','.join(map(str, shards['shard_ids']))} of {shards['shard_count']}"
             if shards else "")
-    print(f"Khronos bot: games in {games}; slash commands go to {where}{mine}.", flush=True)
+    workers = settings.ai_workers
+    thinking = (f"; computers think in {workers} worker process{'es' if workers > 1 else ''}"
+                if workers else "; computers think in a thread")
+    print(f"Khronos bot: games in {games}; slash commands go to {where}{mine}{thinking}.",
+          flush=True)
     level = getattr(logging, settings.log_level.upper(), logging.INFO)
     # docker stop: finish deliveries, close; KHRONOS_SHARD_COUNT/IDS: this process's shards
     bot = create_bot(settings, handle_sigterm=True, **settings.shard_options())

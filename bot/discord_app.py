@@ -30,6 +30,7 @@ from discord.ext import commands
 from engine import EngineError
 
 from . import i18n
+from .ai_pool import ThinkPool
 from .dispatcher import TimerDispatcher
 from .health import Heartbeat, heartbeat_path
 from .images import Renderer
@@ -372,6 +373,7 @@ class KhronosBot(commands.AutoShardedBot):
         self._deliverer: Deliverer | None = None
         self.stopping = False  # after SIGTERM: no new commands; deliveries finish
         self._tasks: set[asyncio.Task[None]] = set()
+        self.ai_pool: ThinkPool | None = None  # the computers' worker processes, if any
         self.heartbeat = Heartbeat(self, heartbeat_path(settings.data_dir))
 
     @property
@@ -399,6 +401,11 @@ class KhronosBot(commands.AutoShardedBot):
         self.dispatcher.start()
         self.service.computer_delay = self.settings.computer_delay
         self.service.computer_budget = self.settings.computer_budget
+        if self.service.ai_executor is None and self.settings.ai_workers > 0:
+            # the computers think in worker processes (KHRONOS_AI_WORKERS), started on the
+            # first decision and stopped by close(); 0 keeps the loop's default threads
+            self.ai_pool = ThinkPool(self.settings.ai_workers)
+            self.service.ai_executor = self.ai_pool
         self.add_dynamic_items(ChoiceButton, ConfirmButton, CancelButton, ExpiredButton,
                                HandButton)
         await self.tree.set_translator(CatalogueTranslator())
@@ -450,6 +457,11 @@ class KhronosBot(commands.AutoShardedBot):
                     log.exception("deliveries left for the next start")
         await super().close()
         self.renderer.close()
+        pool, self.ai_pool = self.ai_pool, None
+        if pool is not None:  # the dispatcher is stopped: no new decision; no orphan process
+            if self._service is not None and self._service.ai_executor is pool:
+                self._service.ai_executor = None
+            await asyncio.to_thread(pool.close)
         # taken before awaiting: a second close() running meanwhile (SIGTERM's, then the
         # caller's) must not close the connections again (aiosqlite then waits forever)
         storage, self._own_storage = self._own_storage, None

@@ -27,6 +27,8 @@ _EXPECTED = {
     "KHRONOS_DATABASE_URL": "a PostgreSQL URL (postgresql://user:password@host:port/database), "
                             "or nothing for the SQLite file",
     "KHRONOS_SHARD_COUNT": "the total number of shards (a whole number from 1), or nothing",
+    "KHRONOS_AI_WORKERS": "a whole number of worker processes from 0 to 16 (0: threads "
+                          "of the bot's own process)",
     "KHRONOS_SHARD_IDS": "the shards of this process, whole numbers separated by commas "
                          "(like 0,1), or nothing",
 }
@@ -63,6 +65,8 @@ class Settings(BaseSettings):
                                   alias="KHRONOS_COMPUTER_DELAY")
     computer_budget: float = Field(default=1.0, ge=0, le=30, allow_inf_nan=False,
                                    alias="KHRONOS_COMPUTER_BUDGET")
+    # processes the computers think in (0: a thread of the bot's process); docs/ai.md
+    ai_workers: int = Field(default=1, ge=0, le=16, alias="KHRONOS_AI_WORKERS")
 
     @field_validator("discord_token", mode="before")
     @classmethod

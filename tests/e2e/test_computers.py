@@ -4,22 +4,29 @@ restart while the computer's move waits, and the computer's moves posted with th
 from __future__ import annotations
 
 import asyncio
+import logging
+import multiprocessing
+import os
 import random
-from pathlib import Path
+import signal
+from collections.abc import Callable
+
+import pytest
 
 import engine
-from bot.discord_app import KhronosBot, create_bot
+from bot.discord_app import KhronosBot
 from bot.service import MARK, TimerKind, is_computer
-from bot.settings import Settings
 from bot.storage import Storage
+from engine import Age
+from tests.e2e.conftest import Scene
 from tests.e2e.test_bot_game import Table, decodes, pick
 from tests.fakediscord.fake import FakeDiscord
+from tests.fakediscord.models import FakeChannel, FakeMessage
 
 
-def make_bot(fake: FakeDiscord, data: Path, guild_id: int, delay: float) -> KhronosBot:
-    return create_bot(Settings(
-        DISCORD_TOKEN=fake.token, KHRONOS_DATA_DIR=data, KHRONOS_TEST_GUILD_ID=guild_id,
-        KHRONOS_COMPUTER_DELAY=delay, KHRONOS_COMPUTER_BUDGET=0))
+def make_bot(scene: Scene, delay: float) -> KhronosBot:
+    """A computer acts ``delay`` seconds after the game waits for it, without a search budget."""
+    return scene.bot(KHRONOS_COMPUTER_DELAY=delay, KHRONOS_COMPUTER_BUDGET=0)
 
 
 async def computer_done(table: Table, version: int, timeout: float = 20.0) -> None:
@@ -35,15 +42,13 @@ async def computer_done(table: Table, version: int, timeout: float = 20.0) -> No
     raise AssertionError("the computer did not play")
 
 
-async def test_a_person_against_a_computer(fake_discord: FakeDiscord, tmp_path: Path) -> None:
-    fake = fake_discord
-    guild = fake.add_guild()
-    ch = fake.add_channel(guild, "khronos")
+async def test_a_person_against_a_computer(scene: Scene) -> None:
+    fake, ch = scene.fake, scene.ch
     alice, bob = fake.add_user("alice"), fake.add_user("bob")
     rng = random.Random(5)
 
     # --- lobby, and the first turns with a computer that waits ten minutes ---------------
-    async with fake.running(make_bot(fake, tmp_path, guild.id, 600.0)) as bot:
+    async with fake.running(make_bot(scene, 600.0)) as bot:
         table = Table(fake, bot, ch, [alice])
         await table.slash(alice, "create")
         ia = await table.slash(bob, "addbot", level="easy")
@@ -63,7 +68,7 @@ async def test_a_person_against_a_computer(fake_discord: FakeDiscord, tmp_path: 
         await asyncio.sleep(0.3)
         assert (await table.state())[0].version == waiting, "it waits its delay"
     # --- the bot stops during the computer's turn; when it starts, the timer is due --------
-    storage = await Storage.in_dir(tmp_path).open()
+    storage = await Storage.in_dir(scene.data).open()
     try:
         async with storage.write() as tx:
             [timer] = await tx.timers(info.game_id)
@@ -71,7 +76,7 @@ async def test_a_person_against_a_computer(fake_discord: FakeDiscord, tmp_path: 
             await tx.reschedule_timer(timer.id, 0.0)
     finally:
         await storage.close()
-    async with fake.running(make_bot(fake, tmp_path, guild.id, 0.0)) as bot:
+    async with fake.running(make_bot(scene, 0.0)) as bot:
         table = Table(fake, bot, ch, [alice])
         await computer_done(table, waiting)
         plays = 0
@@ -102,3 +107,355 @@ async def test_a_person_against_a_computer(fake_discord: FakeDiscord, tmp_path: 
     sent = [r for r in rows if r is not None]
     assert sent and all(r.user_id is None or r.user_id > 0 for r in sent), "no DM to a computer"
     assert any(r.kind == "direct" and r.user_id == alice.id for r in sent)
+
+
+# --- the computers' worker processes (KHRONOS_AI_WORKERS, bot/ai_pool.py) --------------------
+
+
+def pool_bot(scene: Scene, workers: int, budget: float) -> KhronosBot:
+    return scene.bot(KHRONOS_COMPUTER_DELAY=0, KHRONOS_COMPUTER_BUDGET=budget,
+                     KHRONOS_AI_WORKERS=workers)
+
+
+async def until(check: Callable[[], bool], timeout: float = 30.0) -> None:
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not check():
+        assert loop.time() < end, "timed out"
+        await asyncio.sleep(0.02)
+
+
+def gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+async def test_a_killed_worker_process_is_replaced_and_the_computer_still_plays(
+        scene: Scene, caplog: pytest.LogCaptureFixture) -> None:
+    """The computer thinks in a worker process, not in the bot's; a worker killed while it
+    thinks, and one killed while idle, are replaced and the decision is computed again (not
+    the default move); closing the bot leaves no worker process."""
+    fake, ch = scene.fake, scene.ch
+    alice = fake.add_user("alice")
+    caplog.set_level(logging.WARNING, logger="khronos")
+    async with fake.running(pool_bot(scene, 1, 1.5)) as bot:
+        pool = bot.ai_pool
+        assert pool is not None and bot.service.ai_executor is pool
+        table = Table(fake, bot, ch, [alice])
+        await table.slash(alice, "create")
+        await table.slash(alice, "addbot", level="normal")
+        await table.slash(alice, "start")
+        info, state = await table.state()
+        if info.user_of(state.turn) == alice.id:
+            await table.play(alice, engine.EndTurn())
+        # its first decision: kill the worker while it searches (a 1.5 s budget)
+        await until(lambda: pool.submitted >= 1 and bool(pool.pids()))
+        [first] = pool.pids()
+        assert first != os.getpid()
+        await asyncio.sleep(0.3)
+        os.kill(first, signal.SIGKILL)
+        info, _ = await table.state()
+        await computer_done(table, info.version, timeout=60)
+        assert pool.replaced >= 1 and pool.submitted >= 2, "the decision was computed again"
+        # an idle worker killed between two of its turns
+        await until(lambda: bool(pool.pids()))
+        [second] = pool.pids()
+        assert second != first
+        os.kill(second, signal.SIGKILL)
+        await until(lambda: gone(second) or not pool.pids())
+        replaced = pool.replaced
+        info, state = await table.state()
+        while engine.current_seat(state) is not None and state.pending is not None:
+            await table.answer_choice(alice)
+            info, state = await table.state()
+        await table.play(alice, engine.EndTurn())
+        info, _ = await table.state()
+        await computer_done(table, info.version, timeout=60)
+        assert pool.replaced > replaced
+        workers = pool.pids()
+        assert workers
+    assert bot.ai_pool is None
+    assert all(gone(pid) for pid in workers), "closing the bot stops its worker processes"
+    assert not [p for p in multiprocessing.active_children() if p.pid in workers]
+    said = [r.getMessage() for r in caplog.records]
+    assert not any("could not decide" in m for m in said), "it never fell back to the default"
+    assert any("worker process died" in m for m in said)
+
+
+async def test_ai_workers_0_thinks_in_a_thread(scene: Scene) -> None:
+    fake = scene.fake
+    async with fake.running(pool_bot(scene, 0, 0)) as bot:
+        assert bot.ai_pool is None and bot.service.ai_executor is None
+
+
+# --- rebuild, an R37 choice, a restart in the middle of its turn, a seat and back -------------
+
+
+async def due_now(bot: KhronosBot, game_id: int) -> None:
+    """The computer's durable timer is due now (its delay has passed), and the bot looks."""
+    async with bot.service.storage.write() as tx:
+        for timer in await tx.timers(game_id):
+            if timer.kind == TimerKind.COMPUTER:
+                await tx.reschedule_timer(timer.id, 0.0)
+    assert bot.dispatcher is not None
+    bot.dispatcher.wake()
+
+
+async def turn_of(table: Table, user_id: int, timeout: float = 60.0) -> engine.GameState:
+    """Wait until ``user_id`` must act (the computers playing meanwhile) and what was
+    committed is posted."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while True:
+        info, state = await table.state()
+        seat = engine.current_seat(state)
+        if seat is not None and info.user_of(seat) == user_id:
+            await table.bot.deliverer.drain()  # and what was committed is posted
+            return state
+        assert loop.time() < end, "the computers did not hand the turn back"
+        await asyncio.sleep(0.05)
+
+
+def computer_posts(fake: FakeDiscord, ch: FakeChannel, after: str = "") -> list[FakeMessage]:
+    """The computers' move posts, after the first post containing ``after`` if given."""
+    messages = fake.channel_messages(ch)
+    if after:
+        start = next(i for i, m in enumerate(messages) if after in m.content)
+        messages = messages[start + 1:]
+    return [m for m in messages if m.content.startswith(MARK) and m.attachments]
+
+
+async def test_a_rebuild_keeps_the_computer_seats_and_their_levels(scene: Scene) -> None:
+    """/game rebuild of a game damaged during a computer's turn keeps both computers, each at
+    its level, and they play on from the rebuilt state."""
+    fake, ch = scene.fake, scene.ch
+    alice = fake.add_user("alice")
+    async with fake.running(make_bot(scene, 600.0)) as bot:
+        table = Table(fake, bot, ch, [alice])
+        await table.slash(alice, "create")
+        await table.slash(alice, "addbot", level="easy")
+        await table.slash(alice, "addbot", level="normal")
+        await table.slash(alice, "start")
+        info, _ = await table.state()
+        levels = dict(info.settings.bots)
+        names = [s.name for s in info.seats]
+        assert sorted(levels.values()) == ["easy", "normal"]
+        bot.service.computer_delay = 0.0  # to alice's turn, the computers acting at once
+        await due_now(bot, info.game_id)
+        await turn_of(table, alice.id)
+        bot.service.computer_delay = 600.0  # the next computer waits
+        await table.play(alice, engine.EndTurn())
+        info, good = await table.state()
+        assert is_computer(info.user_of(engine.current_seat(good))), "a computer waits"
+        async with bot.service.storage.write() as tx:  # the saved state is damaged
+            game = await tx.game(info.game_id)
+            assert game is not None
+            await tx.update_game(game.id, game.version, now=0.0,
+                                 state='{"schema_version": 1, "round": 99}')
+        ia = await table.slash(alice, "game rebuild")
+        assert ia.messages[0].ephemeral
+        await fake.wait_for_message(ch, lambda m: "rebuilt from its move log" in m.content)
+        info, state = await table.state()
+        assert state == good
+        assert info.settings.bots == levels, "each computer keeps its level"
+        assert [s.name for s in info.seats] == names
+        bot.service.computer_delay = 0.0
+        await due_now(bot, info.game_id)  # its delay has passed
+        await turn_of(table, alice.id)
+        await table.play(alice, engine.EndTurn())  # and the next round too
+        await turn_of(table, alice.id)
+    after = computer_posts(fake, ch, after="rebuilt from its move log")
+    who = {name for name in names if name.startswith("Computer")}
+    assert who == {n for n in who if any(m.content.startswith(f"{MARK} {n}") for m in after)}, (
+        "both computers play after the rebuild")
+
+
+async def test_a_computer_answers_its_r37_choice_and_the_game_goes_on(scene: Scene) -> None:
+    """R32/R33/R37: alice's Hamlet joins her domain (Keep + Watchtower) to the computer's Keep;
+    the computer owns the losing Keep and must choose where its Watchtower goes. It answers by
+    itself, no choice is sent to it, and alice's turn goes on."""
+    from engine.builder import position, tile_at
+
+    fake, ch = scene.fake, scene.ch
+    alice = fake.add_user("alice")
+    async with fake.running(make_bot(scene, 600.0)) as bot:
+        table = Table(fake, bot, ch, [alice])
+        await table.slash(alice, "create")
+        await table.slash(alice, "addbot", level="easy")
+        await table.slash(alice, "start")
+        info, _ = await table.state()
+        a = info.seat_of(alice.id)
+        c = 1 - a
+        prepared = position(2, might=f"Keep F4 {a}; Watchtower F6 {a}; Keep I4 {c}",
+                            faith=f"Keep I4 {c} copy", reason="Keep I4 ruin copy",
+                            hands={a: "ccmr"}, turn=a)
+        async with bot.service.storage.write() as tx:
+            game = await tx.game(info.game_id)
+            assert game is not None
+            await tx.update_game(game.id, game.version, now=0.0, state=prepared.model_dump_json(),
+                                 checkpoint=prepared.model_dump_json())
+            for timer in await tx.timers(game.id):  # the computer's, if it was first
+                await tx.delete_timer(timer.id)
+        bot.service.computer_delay = 0.0
+        await table.play(alice, engine.Construct(age=Age.MIGHT, building=engine.BuildingType.HAMLET,
+                                                 square="H4"))
+        info, state = await table.state()
+        if state.pending is not None:  # not answered yet: it is the computer's to answer
+            assert state.pending.seat == c
+            await computer_done(table, info.version)
+        info, state = await table.state()
+        assert state.pending is None and engine.current_seat(state) == a, "alice plays on"
+        assert tile_at(state, Age.FAITH, "I4") is None, "the losing Keep was downsized"
+        towers = [sq for sq in ("I4", "J4", "I5", "J5")
+                  if (t := tile_at(state, Age.MIGHT, sq)) is not None
+                  and t.type is engine.BuildingType.WATCHTOWER]
+        assert len(towers) == 1, "its Watchtower stands inside the old footprint"
+        await table.play(alice, engine.EndTurn())
+        await computer_done(table, (await table.state())[0].version)
+        async with bot.service.storage.read() as q:
+            rows = [r for r in [await q.outbox_row(i) for i in range(1, 300)] if r is not None]
+    posts = [m.content for m in fake.channel_messages(ch)]
+    assert any(p.startswith(f"{MARK} Computer 1 (easy) chooses {towers[0]}")
+               and "downsized to a Watchtower" in p for p in posts), (
+        "the computer's answer is posted, marked as a computer's")
+    to_it = [r for r in rows if r.user_id is not None and r.user_id < 0]
+    assert rows and not to_it, "no choice and no DM addressed to the computer"
+
+
+async def test_a_restart_in_the_middle_of_a_computers_turn(scene: Scene) -> None:
+    """The computer has played part of its turn when the bot stops; after the start its
+    durable timer fires and it finishes that same turn, nothing played twice or lost."""
+    fake, ch = scene.fake, scene.ch
+    alice = fake.add_user("alice")
+    async with fake.running(make_bot(scene, 600.0)) as bot:
+        table = Table(fake, bot, ch, [alice])
+        await table.slash(alice, "create")
+        await table.slash(alice, "addbot", level="easy")
+        await table.slash(alice, "start")
+        for _ in range(14):  # until one of its actions leaves its turn unfinished
+            await turn_of_or_step(table, alice.id)
+            info, before = await table.state()
+            await due_now(bot, info.game_id)
+            await computer_acted(table, info.version)
+            info, mid = await table.state()
+            if engine.current_seat(mid) == before.turn and mid.turn == before.turn:
+                break
+        else:
+            raise AssertionError("the computer never played a card before ending its turn")
+        posted = len(computer_posts(fake, ch))
+        async with bot.service.storage.read() as q:
+            [timer] = await q.timers(info.game_id)
+        assert timer.kind == TimerKind.COMPUTER
+    async with fake.running(make_bot(scene, 600.0)) as bot:
+        table = Table(fake, bot, ch, [alice])
+        info, state = await table.state()
+        assert state == mid, "what it played before the stop is kept"
+        await due_now(bot, info.game_id)  # the delay has passed during the restart
+        while info.user_of(engine.current_seat(state)) != alice.id:
+            await computer_acted(table, info.version)
+            info, state = await table.state()
+            await due_now(bot, info.game_id)
+        assert state.round > mid.round or state.turn != mid.turn
+    posts = computer_posts(fake, ch)
+    assert len(posts) > posted, "it finished its turn after the restart"
+    assert len({m.nonce for m in posts}) == len(posts), "no move posted twice"
+
+
+async def turn_of_or_step(table: Table, person: int) -> None:
+    """Bring the game to the start of the computer's turn: the person ends his turn if it is
+    his."""
+    info, state = await table.state()
+    if info.user_of(engine.current_seat(state)) == person:
+        user = table.users[person]
+        while state.pending is not None:
+            await table.answer_choice(user)
+            info, state = await table.state()
+        await table.play(user, engine.EndTurn())
+
+
+async def computer_acted(table: Table, version: int, timeout: float = 30.0) -> None:
+    """Wait until the game's version moved on (one action of the computer) and what it
+    committed is posted."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while (await table.state())[0].version == version:
+        assert loop.time() < end, "the computer did not act"
+        await asyncio.sleep(0.05)
+    await table.bot.deliverer.drain()
+
+
+async def test_a_kicked_player_is_replaced_by_a_computer_then_taken_back_by_a_person(
+        scene: Scene) -> None:
+    """/game kick level:easy during bob's turn: a computer plays his turn and the next ones
+    with his seat; /game replace computer:… new:@dee gives the seat to dee, who gets the hand
+    and plays it, and the computer acts no more."""
+    fake, ch = scene.fake, scene.ch
+    alice, bob, dee = fake.add_user("alice"), fake.add_user("bob"), fake.add_user("dee")
+    async with fake.running(make_bot(scene, 0.0)) as bot:
+        table = Table(fake, bot, ch, [alice, bob, dee])
+        await table.slash(alice, "create", players=2)
+        await table.slash(bob, "join")
+        info, state = await table.state()
+        if info.user_of(state.turn) == alice.id:
+            await table.play(alice, engine.EndTurn())
+        info, state = await table.state()
+        seat = info.seat_of(bob.id)
+        assert engine.current_seat(state) == seat
+        ia = await table.slash(alice, "game kick", player=bob, level="easy")
+        assert ia.messages[0].ephemeral
+        await fake.wait_for_message(ch, lambda m: "takes over bob's seat" in m.content)
+        await turn_of(table, alice.id)  # the computer played bob's turn
+        info, state = await table.state()
+        computer = info.user_of(seat)
+        assert is_computer(computer) and info.settings.bots == {computer: "easy"}
+        refused = await table.slash(bob, "end")
+        assert refused.messages[0].ephemeral
+        await table.play(alice, engine.EndTurn())
+        await turn_of(table, alice.id)  # and the next one
+        played = len(computer_posts(fake, ch))
+        assert played >= 2
+
+        ia = await table.slash(alice, "game replace", computer="Computer 1", new=dee)
+        assert ia.messages[0].ephemeral
+        await fake.wait_for_message(ch, lambda m: "dee takes over Computer 1" in m.content)
+        got = await fake.wait_for_dm(dee, lambda m: m.content.startswith("Your hand"))
+        assert decodes(got)
+        info, _ = await table.state()
+        assert info.user_of(seat) == dee.id and info.settings.bots == {}
+        await table.play(alice, engine.EndTurn())
+        await turn_of(table, dee.id)
+        async with bot.service.storage.read() as q:
+            assert not [t for t in await q.timers(info.game_id) if t.kind == TimerKind.COMPUTER]
+        await table.play(dee, engine.EndTurn())
+        await turn_of(table, alice.id)
+    assert len(computer_posts(fake, ch)) == played, "the computer plays no more"
+    assert not [m for m in fake.channel_messages(ch)
+                if m.content.startswith(MARK) and "dee" in m.content]
+
+
+def test_closing_the_pool_stops_a_busy_worker_and_refuses_new_decisions() -> None:
+    """A worker still busy when the bot closes (a decision nobody waits for any more) is
+    terminated after the grace period, so the bot's exit is never held up by a search; the
+    closed pool refuses further work."""
+    import threading
+    import time
+    from concurrent.futures.process import BrokenProcessPool
+
+    from bot.ai_pool import ThinkPool
+
+    pool = ThinkPool(1)
+    busy = pool.submit(time.sleep, 600)
+    while not pool.pids():
+        time.sleep(0.02)
+    [pid] = pool.pids()
+    closer = threading.Thread(target=pool.close, kwargs={"grace": 0.2})
+    closer.start()
+    closer.join(timeout=20)
+    assert not closer.is_alive(), "close() waited for the search instead of stopping it"
+    assert gone(pid)
+    assert isinstance(busy.exception(timeout=10), BrokenProcessPool)
+    with pytest.raises(RuntimeError, match="shut down"):
+        pool.submit(time.sleep, 0)

@@ -9,16 +9,15 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
 import engine
 from bot.service import GameService, PermissionDenied
-from bot.settings import Settings
 from bot.storage import Storage
 from engine import Age, BuildingType
-from tests.e2e.test_bot_game import Table, decodes, make_bot
+from tests.e2e.conftest import Scene, set_position
+from tests.e2e.test_bot_game import Table, decodes
 from tests.fakediscord.fake import FakeDiscord
 from tests.fakediscord.models import FakeChannel, FakeMessage, Perm
 
@@ -36,17 +35,15 @@ async def wait_until(check: object, timeout: float = 10.0) -> None:
 
 
 async def test_defect1_boards_refused_403_the_move_stands_and_is_told_in_words(
-        fake_discord: FakeDiscord, tmp_path: Path) -> None:
+        scene: Scene) -> None:
     """No Attach Files in the channel: the post comes as text with the alt text, the channel
     hears once which permission is missing, the ping and the DMs still go out, and the player
     never reads that nothing was changed (the move is played exactly once)."""
-    fake = fake_discord
-    guild = fake.add_guild()
-    ch = fake.add_channel(guild, "khronos")
+    fake, ch = scene.fake, scene.ch
     alice, bob = fake.add_user("alice"), fake.add_user("bob")
     fake.set_permissions(ch, fake.bot_user, deny=Perm.ATTACH_FILES)
     users = {alice.id: alice, bob.id: bob}
-    async with fake.running(make_bot(fake, tmp_path, guild.id)) as bot:
+    async with fake.running(scene.bot()) as bot:
         table = Table(fake, bot, ch, [alice, bob])
         await table.slash(alice, "create", players=2)
         await table.slash(bob, "join")
@@ -71,13 +68,11 @@ async def test_defect1_boards_refused_403_the_move_stands_and_is_told_in_words(
 
 
 async def test_defect1_a_server_error_on_the_post_is_retried_not_reported_as_nothing_done(
-        fake_discord: FakeDiscord, tmp_path: Path) -> None:
-    fake = fake_discord
-    guild = fake.add_guild()
-    ch = fake.add_channel(guild, "khronos")
+        scene: Scene) -> None:
+    fake, ch = scene.fake, scene.ch
     alice, bob = fake.add_user("alice"), fake.add_user("bob")
     users = {alice.id: alice, bob.id: bob}
-    async with fake.running(make_bot(fake, tmp_path, guild.id)) as bot:
+    async with fake.running(scene.bot()) as bot:
         table = Table(fake, bot, ch, [alice, bob])
         await table.slash(alice, "create", players=2)
         await table.slash(bob, "join")
@@ -97,15 +92,13 @@ async def test_defect1_a_server_error_on_the_post_is_retried_not_reported_as_not
 
 
 async def test_defect2_a_move_committed_before_a_crash_is_posted_after_the_restart(
-        fake_discord: FakeDiscord, tmp_path: Path) -> None:
+        scene: Scene) -> None:
     """The process dies between the commit and the post: the next start posts the boards
     (marked late) and pings the next player."""
-    fake = fake_discord
-    guild = fake.add_guild()
-    ch = fake.add_channel(guild, "khronos")
+    fake, ch = scene.fake, scene.ch
     alice, bob = fake.add_user("alice"), fake.add_user("bob")
     users = {alice.id: alice, bob.id: bob}
-    async with fake.running(make_bot(fake, tmp_path, guild.id)) as bot:
+    async with fake.running(scene.bot()) as bot:
         table = Table(fake, bot, ch, [alice, bob])
         await table.slash(alice, "create", players=2)
         await table.slash(bob, "join")
@@ -113,32 +106,24 @@ async def test_defect2_a_move_committed_before_a_crash_is_posted_after_the_resta
     first = users[info.user_of(state.turn)]
     second = bob if first is alice else alice
     # the command commits, and the process is killed before anything is sent
-    async with Storage.in_dir(tmp_path) as storage:
+    async with Storage.in_dir(scene.data) as storage:
         await GameService(storage).act(ch.id, first.id, engine.EndTurn())
     seen = len(fake.channel_messages(ch))
-    storage = await Storage.in_dir(tmp_path).open()
-    later = GameService(storage, clock=lambda: time.time() + 600)  # 10 minutes later
-    settings = Settings(DISCORD_TOKEN=fake.token, KHRONOS_DATA_DIR=tmp_path,
-                        KHRONOS_TEST_GUILD_ID=guild.id)
-    from bot.discord_app import create_bot
-    try:
-        async with fake.running(create_bot(settings, service=later)):
+    async with Storage.in_dir(scene.data) as storage:
+        later = GameService(storage, clock=lambda: time.time() + 600)  # 10 minutes later
+        async with fake.running(scene.bot(service=later)):
             await wait_until(lambda: any(m.notified_user_ids() == [second.id]
                                          for m in fake.channel_messages(ch)[seen:]))
             new = fake.channel_messages(ch)[seen:]
             assert new[0].attachments and new[0].content.startswith("(Delayed:")
-    finally:
-        await storage.close()
 
 
 async def test_defect2_sigterm_stops_commands_and_finishes_deliveries(
-        fake_discord: FakeDiscord, tmp_path: Path) -> None:
-    fake = fake_discord
-    guild = fake.add_guild()
-    ch = fake.add_channel(guild, "khronos")
+        scene: Scene) -> None:
+    fake, ch = scene.fake, scene.ch
     alice, bob = fake.add_user("alice"), fake.add_user("bob")
     users = {alice.id: alice, bob.id: bob}
-    async with fake.running(make_bot(fake, tmp_path, guild.id)) as bot:
+    async with fake.running(scene.bot()) as bot:
         table = Table(fake, bot, ch, [alice, bob])
         await table.slash(alice, "create", players=2)
         await table.slash(bob, "join")
@@ -156,19 +141,17 @@ async def test_defect2_sigterm_stops_commands_and_finishes_deliveries(
         new = fake.channel_messages(ch)[seen:]
         assert new and new[0].attachments, "the committed move was posted before closing"
         assert any(m.notified_user_ids() == [second.id] for m in new)
-    async with Storage.in_dir(tmp_path) as storage:
+    async with Storage.in_dir(scene.data) as storage:
         assert (await GameService(storage).info(ch.id)).version == info.version + 1, \
             "the move before the signal stands; the /end after it was not played"
 
 
 async def test_defect4_the_closed_dm_notice_is_said_once_even_across_restarts(
-        fake_discord: FakeDiscord, tmp_path: Path) -> None:
-    fake = fake_discord
-    guild = fake.add_guild()
-    ch = fake.add_channel(guild, "khronos")
+        scene: Scene) -> None:
+    fake, ch = scene.fake, scene.ch
     alice, carol = fake.add_user("alice"), fake.add_user("carol", dms_open=False)
     for round_ in range(2):
-        async with fake.running(make_bot(fake, tmp_path, guild.id)) as bot:
+        async with fake.running(scene.bot()) as bot:
             table = Table(fake, bot, ch, [alice, carol])
             if round_ == 0:
                 await table.slash(alice, "create", players=2)
@@ -182,27 +165,21 @@ async def test_defect4_the_closed_dm_notice_is_said_once_even_across_restarts(
 
 
 async def test_defect3_and_13_confirm_then_cancel_says_the_move_was_played(
-        fake_discord: FakeDiscord, tmp_path: Path) -> None:
+        scene: Scene) -> None:
     """R24/R25 preview: Confirm plays the previewed move exactly (the button holds a short key,
     not the move); Cancel afterwards says it was played; a second Confirm plays nothing."""
     from engine.builder import position, tile_at
 
-    fake = fake_discord
-    guild = fake.add_guild()
-    ch = fake.add_channel(guild, "khronos")
+    fake, ch = scene.fake, scene.ch
     alice, bob = fake.add_user("alice"), fake.add_user("bob")
     users = {alice.id: alice, bob.id: bob}
-    async with fake.running(make_bot(fake, tmp_path, guild.id)) as bot:
+    async with fake.running(scene.bot()) as bot:
         table = Table(fake, bot, ch, [alice, bob])
         await table.slash(alice, "create", players=2)
         await table.slash(bob, "join")
         info, _ = await table.state()
         prepared = position(2, hands={0: "mmmm"}, turn=0)
-        async with bot.service.storage.write() as tx:
-            game = await tx.game(info.game_id)
-            assert game is not None
-            await tx.update_game(game.id, game.version, now=0.0, state=prepared.model_dump_json(),
-                                 checkpoint=prepared.model_dump_json())
+        await set_position(bot, ch.id, prepared)
         red = users[info.user_of(0)]
         option = next(o for o in engine.construct_options(prepared, 0, Age.MIGHT,
                                                           BuildingType.KEEP))
@@ -229,17 +206,15 @@ async def test_defect3_and_13_confirm_then_cancel_says_the_move_was_played(
 
 
 async def test_defect11_no_message_of_the_bot_can_ping_everyone(
-        fake_discord: FakeDiscord, tmp_path: Path) -> None:
+        scene: Scene) -> None:
     """A player called @everyone with closed DMs, whose choice (R32/R33/R37) falls back to the
     channel: the message mentions him alone."""
     from engine.builder import position
 
-    fake = fake_discord
-    guild = fake.add_guild()
-    ch = fake.add_channel(guild, "khronos")
+    fake, ch = scene.fake, scene.ch
     alice, evil = fake.add_user("alice"), fake.add_user("@everyone", dms_open=False)
     users = {alice.id: alice, evil.id: evil}
-    async with fake.running(make_bot(fake, tmp_path, guild.id)) as bot:
+    async with fake.running(scene.bot()) as bot:
         table = Table(fake, bot, ch, [alice, evil])
         await table.slash(alice, "create", players=2)
         await table.slash(evil, "join")
@@ -267,13 +242,11 @@ async def test_defect11_no_message_of_the_bot_can_ping_everyone(
 
 
 async def test_defect12_a_player_named_like_a_seat_token_is_shown_as_himself(
-        fake_discord: FakeDiscord, tmp_path: Path) -> None:
+        scene: Scene) -> None:
     """Seat 0 is called "{P1}": his /end is posted under his name, not seat 1's."""
-    fake = fake_discord
-    guild = fake.add_guild()
-    ch = fake.add_channel(guild, "khronos")
+    fake, ch = scene.fake, scene.ch
     odd, bob = fake.add_user("{P1}"), fake.add_user("bob")
-    async with fake.running(make_bot(fake, tmp_path, guild.id)) as bot:
+    async with fake.running(scene.bot()) as bot:
         table = Table(fake, bot, ch, [odd, bob])
         await table.slash(odd, "create", players=2)
         await table.slash(bob, "join")
@@ -294,17 +267,15 @@ async def test_defect12_a_player_named_like_a_seat_token_is_shown_as_himself(
 
 
 async def test_a_resend_after_a_crash_between_send_and_mark_lands_once(
-        fake_discord: FakeDiscord, tmp_path: Path) -> None:
+        scene: Scene) -> None:
     """The post went out but the process died before marking its row sent: the resend
     carries the same nonce (enforce_nonce), so the channel shows the post once."""
     from bot.service.outbox import delivery
 
-    fake = fake_discord
-    guild = fake.add_guild()
-    ch = fake.add_channel(guild, "khronos")
+    fake, ch = scene.fake, scene.ch
     alice, bob = fake.add_user("alice"), fake.add_user("bob")
     users = {alice.id: alice, bob.id: bob}
-    async with fake.running(make_bot(fake, tmp_path, guild.id)) as bot:
+    async with fake.running(scene.bot()) as bot:
         table = Table(fake, bot, ch, [alice, bob])
         await table.slash(alice, "create", players=2)
         await table.slash(bob, "join")

@@ -1,0 +1,146 @@
+"""The computers' worker processes for the live bot (``KHRONOS_AI_WORKERS``, docs/ai.md).
+
+``ThinkPool`` is the executor ``GameService(ai_executor=...)`` thinks in: a
+``ProcessPoolExecutor`` (``spawn``: never ``fork`` from a process that runs threads) whose
+worker, if it dies (killed, out of memory), is replaced, and the decision it was computing is
+submitted again to the new worker. ``bot.ai.worker.think`` sends the view as JSON and derives the
+seed from the game and its step, so thinking again gives the same move: nothing is lost. After
+``retries`` replacements for one decision the error reaches the service, which plays the
+default rather than stall the game. ``close()`` stops the workers (waiting for a decision in
+progress at most ``grace`` seconds, then terminating), so no process outlives the bot.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import multiprocessing
+import signal
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Executor, Future, InvalidStateError, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from multiprocessing.process import BaseProcess
+from typing import Any, ParamSpec, TypeVar
+
+log = logging.getLogger("khronos.ai")
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+RETRIES = 2  # replacements of a dead worker for one decision before the service is told
+
+
+def _ignore_interrupts() -> None:
+    # Ctrl-C in a terminal reaches the whole process group; the bot's close() stops the workers
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class ThinkPool(Executor):
+    """``workers`` processes that compute the computers' decisions; see the module."""
+
+    def __init__(self, workers: int, *, retries: int = RETRIES) -> None:
+        if workers < 1:
+            raise ValueError("a pool needs at least one worker process")
+        self.workers = workers
+        self.retries = retries
+        self.submitted = 0  # decisions sent to a worker (for tests and logs)
+        self.replaced = 0  # pools replaced because a worker died
+        self._lock = threading.Lock()
+        self._closed = False
+        self._pool = self._new()
+
+    def _new(self) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=_ignore_interrupts)
+
+    def pids(self) -> list[int]:
+        """The process ids of the live workers (started on the first decision)."""
+        with self._lock:
+            procs = dict(self._pool._processes or {})  # no public accessor
+        return sorted(pid for pid, p in procs.items() if p.is_alive())
+
+    def submit(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> Future[T]:
+        outer: Future[T] = Future()
+        self._attempt(outer, fn, args, kwargs, self.retries)
+        return outer
+
+    def _attempt(self, outer: Future[T], fn: Callable[..., T], args: tuple[Any, ...],
+                 kwargs: dict[str, Any], retries: int) -> None:
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the computers' worker pool is shut down")
+            pool = self._pool
+            try:
+                inner = pool.submit(fn, *args, **kwargs)
+            except BrokenProcessPool:  # a worker died while idle: replace the pool now
+                pool = self._replace_locked(pool)
+                inner = pool.submit(fn, *args, **kwargs)
+            self.submitted += 1
+
+        def done(f: Future[T]) -> None:
+            if outer.done():  # cancelled by the caller meanwhile
+                return
+            exc = None if f.cancelled() else f.exception()
+            if isinstance(exc, BrokenProcessPool) and retries > 0 and not self._closed:
+                # not in this thread: it may be the dead pool's own management thread
+                threading.Thread(target=self._retry, args=(outer, pool, fn, args, kwargs,
+                                                           retries - 1), daemon=True).start()
+                return
+            with contextlib.suppress(InvalidStateError):
+                if f.cancelled():
+                    outer.cancel()
+                elif exc is not None:
+                    outer.set_exception(exc)
+                else:
+                    outer.set_result(f.result())
+
+        inner.add_done_callback(done)
+        outer.add_done_callback(lambda o: inner.cancel() if o.cancelled() else None)
+
+    def _retry(self, outer: Future[T], broken: ProcessPoolExecutor, fn: Callable[..., T],
+               args: tuple[Any, ...], kwargs: dict[str, Any], retries: int) -> None:
+        with self._lock:
+            if self._pool is broken and not self._closed:
+                self._replace_locked(broken)
+        log.warning("a computer's worker process died; it thinks again in a new one")
+        try:
+            self._attempt(outer, fn, args, kwargs, retries)
+        except Exception as exc:  # shut down meanwhile
+            with contextlib.suppress(InvalidStateError):
+                outer.set_exception(exc)
+
+    def _replace_locked(self, broken: ProcessPoolExecutor) -> ProcessPoolExecutor:
+        self._pool = self._new()
+        self.replaced += 1
+        broken.shutdown(wait=False, cancel_futures=True)
+        return self._pool
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        with self._lock:
+            self._closed = True
+            pool = self._pool
+        pool.shutdown(wait=wait, cancel_futures=cancel_futures)
+
+    def close(self, grace: float = 1.0) -> None:
+        """Stop the workers: a decision in progress may finish within ``grace`` seconds, then
+        the workers still alive are terminated. Blocking: call it in a thread from async code."""
+        with self._lock:
+            self._closed = True
+            pool = self._pool
+            procs: list[BaseProcess] = list((pool._processes or {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        end = time.monotonic() + grace
+        for proc in procs:
+            proc.join(max(end - time.monotonic(), 0.0))
+        for proc in procs:
+            if proc.is_alive():
+                log.warning("a computer's worker process did not stop in time; terminating it")
+                proc.terminate()
+                proc.join(2.0)
+        with contextlib.suppress(Exception):
+            pool.shutdown(wait=True)
+
+
+__all__ = ["ThinkPool"]
