@@ -29,6 +29,7 @@ from discord.ext import commands
 
 from engine import EngineError
 
+from . import i18n
 from .ai_pool import ThinkPool
 from .dispatcher import TimerDispatcher
 from .health import Heartbeat, heartbeat_path
@@ -40,7 +41,7 @@ from .service import (
     GameService,
     Image,
     Outcome,
-    format_names,
+    events_text,
     when,
 )
 from .service.outbox import Deliverer, Delivery, RetryLater, Undeliverable, reply_delivery
@@ -55,10 +56,10 @@ from .textcommands import (
 
 log = logging.getLogger("khronos.discord")
 
-APOLOGY = "Sorry, something went wrong on our side; nothing was changed. Please try again."
+APOLOGY = i18n.text("app.apology")  # in English; i18n.text("app.apology", locale)
 PREVIEW_KINDS = {"rippled", "not_rippled", "removed", "junction", "junction_power", "downsized",
                  "decision", "hamlet_cube", "copy_kept"}
-RESTARTING = ("The bot is restarting; nothing was changed. Please try again in a minute.")
+RESTARTING = i18n.text("app.restarting")
 NO_PINGS = discord.AllowedMentions.none()
 STOP_GRACE = 8.0  # seconds to finish deliveries on SIGTERM (docker stop waits 10)
 
@@ -139,9 +140,10 @@ class ConfirmButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
     """Confirm a previewed move: ``kh:ok:<key>``, the move itself is kept by the service
     (``hold_preview``), so the id stays short whatever the move."""
 
-    def __init__(self, key: str) -> None:
+    def __init__(self, key: str, locale: str | None = None) -> None:
         super().__init__(discord.ui.Button(
-            label="Confirm", style=discord.ButtonStyle.success, custom_id=f"kh:ok:{key}"))
+            label=i18n.text("app.confirm", locale), style=discord.ButtonStyle.success,
+            custom_id=f"kh:ok:{key}"))
         self.key = key
 
     @classmethod
@@ -160,8 +162,9 @@ class CancelButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
                    template=r"kh:no:(?P<key>[A-Za-z0-9_-]{16})"):
     """Cancel a previewed move; if it was already confirmed, say that it was played."""
 
-    def __init__(self, key: str) -> None:
-        super().__init__(discord.ui.Button(label="Cancel", style=discord.ButtonStyle.secondary,
+    def __init__(self, key: str, locale: str | None = None) -> None:
+        super().__init__(discord.ui.Button(label=i18n.text("app.cancel", locale),
+                                           style=discord.ButtonStyle.secondary,
                                            custom_id=f"kh:no:{key}"))
         self.key = key
 
@@ -174,7 +177,8 @@ class CancelButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
         bot = interaction.client
         assert isinstance(bot, KhronosBot)
         try:
-            text = await bot.service.cancel_preview(self.key, interaction.user.id)
+            with i18n.reading(interaction.locale.value):
+                text = await bot.service.cancel_preview(self.key, interaction.user.id)
         except EngineError as exc:
             text = exc.message
         await interaction.response.edit_message(content=text, view=None, attachments=[],
@@ -196,7 +200,7 @@ class ExpiredButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         await interaction.response.edit_message(
-            content="This preview has expired; nothing was played. Run the command again.",
+            content=i18n.text("app.expired", interaction.locale.value),
             view=None, attachments=[], allowed_mentions=NO_PINGS)
 
 
@@ -204,8 +208,9 @@ class HandButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
                  template=r"kh:hand:(?P<channel>\d+)"):
     """Shown when a player's DMs are closed: his hand, privately, in the channel."""
 
-    def __init__(self, channel_id: int) -> None:
-        super().__init__(discord.ui.Button(label="Show my hand", style=discord.ButtonStyle.primary,
+    def __init__(self, channel_id: int, lang: str | None = None) -> None:
+        super().__init__(discord.ui.Button(label=i18n.text("app.show_hand", lang),
+                                           style=discord.ButtonStyle.primary,
                                            custom_id=f"kh:hand:{channel_id}"))
         self.channel_id = channel_id
 
@@ -282,8 +287,7 @@ class DiscordTransport:
         channel = await self._channel(item.channel_id)
         text = item.text
         if item.late:
-            text = (f"(Delayed: this happened {when(item.created_at)}, while the bot could not "
-                    f"post.)\n{text}")
+            text = i18n.text("app.delayed", item.lang, when=when(item.created_at)) + "\n" + text
         parts = chunks(text)
         for i, part in enumerate(parts[:-1]):
             await channel.send(part, allowed_mentions=NO_PINGS, nonce=f"{item.nonce}p{i}")
@@ -298,14 +302,13 @@ class DiscordTransport:
             if exc.code != 50013:
                 raise
         # no Attach Files here: the same words, and the picture described
-        described = f"{parts[-1]}\n(Image: {file.description or 'the boards'})"
+        described = parts[-1] + "\n" + i18n.text(
+            "app.image", item.lang,
+            alt=file.description or i18n.text("app.image_boards", item.lang))
         for i, part in enumerate(chunks(described)):
             await channel.send(part, allowed_mentions=NO_PINGS, nonce=f"{item.nonce}t{i}")
         if await self._once(item.game_id, 0, "missing_attach_files"):
-            await channel.send(
-                "The bot may not attach files in this channel (the **Attach Files** permission "
-                "is missing), so the boards are described in words. A server admin can grant "
-                "it to the bot in the channel's permissions.", allowed_mentions=NO_PINGS)
+            await channel.send(i18n.text("app.no_attach", item.lang), allowed_mentions=NO_PINGS)
         return "text-only"
 
     async def _direct(self, item: Delivery) -> str:
@@ -318,7 +321,8 @@ class DiscordTransport:
             kwargs["view"] = decision_view(item.decision)
         text = item.text
         if str(item.channel_id) not in text:
-            text = f"{text}\n(Game in <#{item.channel_id}>)"
+            text = text + "\n" + i18n.text("app.game_in", item.lang,
+                                            channel=f"<#{item.channel_id}>")
         try:
             await user.send(text[:2000], **kwargs)
             return "sent"
@@ -344,12 +348,10 @@ class DiscordTransport:
                                nonce=f"{item.nonce}f")
         if await self._once(item.game_id, uid, "dm_closed"):
             view = discord.ui.View(timeout=None)
-            view.add_item(HandButton(item.channel_id))
-            name = item.name or "A player"
-            await channel.send(
-                f"{name}'s direct messages are closed, so the bot cannot send the hand there. "
-                "Use /hand or this button to see it privately.",
-                view=view, allowed_mentions=NO_PINGS)
+            view.add_item(HandButton(item.channel_id, item.lang))
+            name = item.name or i18n.text("app.a_player", item.lang)
+            await channel.send(i18n.text("app.dm_closed", item.lang, name=name),
+                               view=view, allowed_mentions=NO_PINGS)
         return "dm-closed"
 
 
@@ -478,6 +480,7 @@ class KhronosBot(commands.AutoShardedBot):
             user_name=getattr(user, "display_name", None) or user.name,
             guild_id=interaction.guild_id,
             is_admin=is_admin,
+            locale=interaction.locale.value,
         )
 
     async def run_interaction(
@@ -492,10 +495,17 @@ class KhronosBot(commands.AutoShardedBot):
         the service returns, what it stored is delivered from the outbox whatever happens."""
         if not interaction.response.is_done():
             await interaction.response.defer(ephemeral=True, thinking=True)
-        if self.stopping:
-            await interaction.followup.send(RESTARTING, ephemeral=True, allowed_mentions=NO_PINGS)
-            return
         ctx = self.context(interaction)
+        with i18n.reading(ctx.locale):  # his reply and refusals in his client's language
+            await self._run(interaction, ctx, call, preview_line)
+
+    async def _run(self, interaction: discord.Interaction[Any], ctx: Context,
+                   call: Callable[[Context], Awaitable[Outcome]],
+                   preview_line: str | None) -> None:
+        if self.stopping:
+            await interaction.followup.send(i18n.text("app.restarting", ctx.locale),
+                                            ephemeral=True, allowed_mentions=NO_PINGS)
+            return
         try:
             if preview_line is not None and await self._preview(interaction, ctx, preview_line):
                 return
@@ -509,7 +519,8 @@ class KhronosBot(commands.AutoShardedBot):
         except Exception:
             log.exception("command failed: user=%s channel=%s command=%s", ctx.user_id,
                           ctx.channel_id, getattr(interaction.command, "name", None))
-            await interaction.followup.send(APOLOGY, ephemeral=True, allowed_mentions=NO_PINGS)
+            await interaction.followup.send(i18n.text("app.apology", ctx.locale), ephemeral=True,
+                                            allowed_mentions=NO_PINGS)
             return
         await self.deliver(outcome, interaction=interaction)
 
@@ -537,14 +548,15 @@ class KhronosBot(commands.AutoShardedBot):
         if not any(e.kind in PREVIEW_KINDS for e in events):
             return False
         key = await self.service.hold_preview(info.game_id, info.version, ctx.user_id, action)
-        words = "\n".join(format_names(e.text, names) for e in events)
+        words = events_text(events, names, ctx.locale)
+        # a private answer: the picture too in the reader's language
         image = Image(kind="move", view=view, names=names, events=tuple(events),
-                      lang=info.settings.language)
+                      lang=i18n.language(ctx.locale))
         buttons = discord.ui.View(timeout=None)
-        buttons.add_item(ConfirmButton(key))
-        buttons.add_item(CancelButton(key))
+        buttons.add_item(ConfirmButton(key, ctx.locale))
+        buttons.add_item(CancelButton(key, ctx.locale))
         await interaction.followup.send(
-            f"**Preview** (nothing is played until you confirm):\n{words}"[:2000],
+            (i18n.text("app.preview", ctx.locale) + "\n" + words)[:2000],
             file=await to_file(image, self.renderer), view=buttons, ephemeral=True,
             allowed_mentions=NO_PINGS)
         return True
@@ -578,7 +590,7 @@ class KhronosBot(commands.AutoShardedBot):
 
     async def _reply(self, interaction: discord.Interaction[Any], item: Delivery) -> None:
         """The answer to the command's author, after everything else of his command."""
-        text = item.text or "Done."
+        text = item.text or i18n.text("app.done", item.lang)
         kwargs: dict[str, Any] = {"ephemeral": item.ephemeral, "allowed_mentions": NO_PINGS}
         if item.image is not None:
             kwargs["file"] = await to_file(item.image, self.renderer)
@@ -595,14 +607,15 @@ class KhronosBot(commands.AutoShardedBot):
     async def on_tree_error(self, interaction: discord.Interaction[Any],
                             error: app_commands.AppCommandError) -> None:
         original = getattr(error, "original", error)
+        locale = interaction.locale.value
         if isinstance(original, EngineError):
             message = original.message
         elif isinstance(error, app_commands.TransformerError | app_commands.CommandSignatureMismatch
                         ):
-            message = f"That option was not understood: {error}"
+            message = i18n.text("app.option", locale, error=error)
         else:
             log.error("unexpected error in a command", exc_info=original)
-            message = APOLOGY
+            message = i18n.text("app.apology", locale)
         if interaction.response.is_done():
             await interaction.followup.send(message, ephemeral=True, allowed_mentions=NO_PINGS)
         else:

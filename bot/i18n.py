@@ -10,13 +10,22 @@ and German are in the catalogues under ``commands.*``, ``options.*``, ``groups.*
 ``text(key, locale, **params)`` is the one call for a sentence: ``locale`` is a Discord locale
 (``"fr"``, ``"de"``, ``"en-US"``...) or None; ``{name}`` placeholders are filled from
 ``params``.
+
+Which language (docs/discord.md, "Languages"): what the bot says privately to the author of a
+command (its reply, a refusal) follows his Discord client's locale; what it posts in the
+channel, pings and DMs follows the game's language (``GameSettings.language``). The author's
+locale travels with the command: ``reading(locale)`` makes it the reader's for the code that
+runs inside it, and ``private(key, ...)`` says a sentence in the reader's language, so the
+game service needs no locale argument on each of its methods.
 """
 
 from __future__ import annotations
 
 import string
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -72,3 +81,28 @@ def text(key: str, locale: str | None = None, **params: Any) -> str:
 def placeholders(entry: str) -> set[str]:
     """The ``{name}`` fields of an entry (what a translation must keep)."""
     return {field for _, field, _, _ in string.Formatter().parse(entry) if field}
+
+
+_READER: ContextVar[str | None] = ContextVar("khronos_reader_locale", default=None)
+
+
+@contextmanager
+def reading(locale: str | None) -> Iterator[None]:
+    """Within the block (and the tasks it awaits), ``private`` speaks ``locale``: the Discord
+    locale of the user whose command runs."""
+    token = _READER.set(locale)
+    try:
+        yield
+    finally:
+        _READER.reset(token)
+
+
+def reader() -> str | None:
+    """The locale of the user whose command runs now (None: English)."""
+    return _READER.get()
+
+
+def private(key: str, **params: Any) -> str:
+    """The sentence ``key`` for the author of the running command (a reply, a refusal), in his
+    Discord client's language."""
+    return text(key, _READER.get(), **params)

@@ -178,7 +178,8 @@ class ParamTransformer(app_commands.Transformer):
         if kind == "user":
             return UserRef(value.id, getattr(value, "display_name", None) or value.name)
         try:
-            return convert(self.param, str(value))
+            with i18n.reading(interaction.locale.value):  # his refusal in his language
+                return convert(self.param, str(value))
         except ValueError as exc:
             raise OptionRefused(value, self, f"/{self.spec.name}: {exc}.") from None
 

@@ -302,10 +302,14 @@ def parse_cards(text: str) -> tuple[Family, ...]:
             continue
         for ch in w:
             if ch not in _LETTERS:
-                raise ValueError(
-                    f"{excerpt(text)} is not a list of cards: use m, r and c, like mmr")
+                raise ValueError(i18n.private("parse.cards", value=excerpt(text)))
             out.append(_LETTERS[ch])
     return tuple(out)
+
+
+def _option_name(param: Param) -> str:
+    """The option's name as the reader's Discord client shows it (``joueurs``, ``spieler``)."""
+    return i18n.lookup(f"options.{param.name}", i18n.reader()) or param.name
 
 
 def convert(param: Param, text: str) -> Any:
@@ -319,29 +323,34 @@ def convert(param: Param, text: str) -> Any:
             ]
             if len(hits) != 1 or not key:
                 names = ", ".join(b.value for b in BuildingType)
-                raise ValueError(f"{excerpt(text)} is not a building: {names}")
+                raise ValueError(i18n.private("parse.building", value=excerpt(text), names=names))
             return hits[0]
         case "square":
-            engine.parse_square(t)  # raises ValueError with a sentence
+            try:
+                engine.parse_square(t)
+            except ValueError:  # the engine's English, said again in the reader's language
+                on_grid = re.fullmatch(r"\s*[A-Ta-t]\s*\d{1,2}\s*", t)
+                raise ValueError(i18n.private("parse.outside" if on_grid else "parse.square",
+                                              value=repr(t))) from None
             return t.upper()
         case "age":
             key = t.lower()
             for age in Age:
                 if key and not key.isdigit() and age.label.lower().startswith(key):
                     return age
-            raise ValueError(f"{excerpt(text)} is not an age: might, faith or reason")
+            raise ValueError(i18n.private("parse.age", value=excerpt(text)))
         case "cards":
             return parse_cards(t)
         case "int":
             if not t.lstrip("-").isdigit() or len(t) > 12:
-                raise ValueError(f"{param.name} must be a whole number, not {excerpt(text)}")
+                raise ValueError(i18n.private("parse.int", name=_option_name(param),
+                                              value=excerpt(text)))
             value = int(t)
             if (param.minimum is not None and value < param.minimum) or (
                 param.maximum is not None and value > param.maximum
             ):
-                raise OutOfRange(
-                    f"{param.name} must be between {param.minimum} and {param.maximum}"
-                )
+                raise OutOfRange(i18n.private("parse.range", name=_option_name(param),
+                                              minimum=param.minimum, maximum=param.maximum))
             return value
         case "number" | "hours":
             if param.kind == "hours" and t.lower() in ("off", "none", "no"):
@@ -349,43 +358,48 @@ def convert(param: Param, text: str) -> Any:
             try:
                 value_f = float(t)
             except ValueError:
-                raise ValueError(f"{param.name} must be a number, not {excerpt(text)}") from None
+                raise ValueError(i18n.private("parse.number", name=_option_name(param),
+                                              value=excerpt(text))) from None
             if not math.isfinite(value_f):
-                raise OutOfRange(f"{param.name} must be a finite number of hours")
+                raise OutOfRange(i18n.private("parse.finite", name=_option_name(param)))
             if value_f < 0 or (value_f == 0 and param.kind == "number"):
-                raise OutOfRange(f"{param.name} must be more than 0")
+                raise OutOfRange(i18n.private("parse.positive", name=_option_name(param)))
             if param.maximum is not None and value_f > param.maximum:
-                raise OutOfRange(f"{param.name} must be at most {param.maximum}")
+                raise OutOfRange(i18n.private("parse.at_most", name=_option_name(param),
+                                              maximum=param.maximum))
             return value_f
         case "user":
             match = re.fullmatch(r"<@!?(\d+)>|(\d+)", t)
             if match:
                 uid = int(match.group(1) or match.group(2))
                 if not 0 < uid < MAX_SNOWFLAKE:
-                    raise OutOfRange(f"{param.name}: {excerpt(text)} is not a Discord user id")
+                    raise OutOfRange(i18n.private("parse.user_id", name=_option_name(param),
+                                                  value=excerpt(text)))
                 return UserRef(uid)
             if not t:
-                raise ValueError(f"{param.name} must name a user, like @bob")
+                raise ValueError(i18n.private("parse.user", name=_option_name(param)))
             return UserRef(None, t.lstrip("@"))
         case "language":
             key = t.lower()
             if key not in LANGUAGES:
-                raise ValueError(f"{excerpt(text)} is not a language: {', '.join(LANGUAGES)}")
+                raise ValueError(i18n.private("parse.language", value=excerpt(text),
+                                              names=", ".join(LANGUAGES)))
             return key
         case "topic":
             key = t.lower()
             if key not in HELP_TOPICS:
                 topics = ", ".join(HELP_TOPICS)
-                raise ValueError(f"{excerpt(text)} is not a help topic: {topics}")
+                raise ValueError(i18n.private("parse.topic", value=excerpt(text), names=topics))
             return key
         case "level":
             key = t.lower()
             if key not in BOT_LEVELS:
-                raise ValueError(f"{excerpt(text)} is not a level: {', '.join(BOT_LEVELS)}")
+                raise ValueError(i18n.private("parse.level", value=excerpt(text),
+                                              names=", ".join(BOT_LEVELS)))
             return key
         case "seat":
             if not t:
-                raise ValueError(f"{param.name} must name a computer seat, like Computer 1")
+                raise ValueError(i18n.private("parse.seat", name=_option_name(param)))
             return t
         case "flag":
             key = t.lower()
@@ -393,7 +407,8 @@ def convert(param: Param, text: str) -> Any:
                 return True
             if key in ("no", "false", "off", "0"):
                 return False
-            raise ValueError(f"{param.name} is yes or no, not {excerpt(text)}")
+            raise ValueError(i18n.private("parse.flag", name=_option_name(param),
+                                          value=excerpt(text)))
     raise ValueError(f"unknown parameter kind {param.kind}")
 
 
@@ -425,21 +440,21 @@ def parse_line(line: str) -> Parsed:
     try:
         tokens = shlex.split(line.strip())
     except ValueError as exc:
-        raise MalformedAction(f"Could not read that command: {exc}.") from None
+        raise MalformedAction(i18n.private("parse.unreadable", error=exc)) from None
     if not tokens:
-        raise MalformedAction("Type a command, like /status or /help.")
+        raise MalformedAction(i18n.private("parse.empty"))
     word = tokens[0].lstrip("/!").lower()
     if word in GROUPS:  # "/game pause": the Discord spelling, also fine in the terminal
         members = [s.name for s in COMMANDS.values() if s.parent == word]
         if len(tokens) < 2 or tokens[1].lower() not in members:
-            raise MalformedAction(f"/{word} needs one of: {', '.join(members)}.")
+            raise MalformedAction(i18n.private("parse.group", group=word,
+                                               names=", ".join(members)))
         tokens = tokens[1:]
         word = tokens[0].lower()
     word = ALIASES.get(word, word)
     spec = COMMANDS.get(word)
     if spec is None:
-        raise MalformedAction(
-            f"There is no command /{excerpt(word)[1:-1]}. Type /help for the list.")
+        raise MalformedAction(i18n.private("parse.unknown", name=excerpt(word)[1:-1]))
     return Parsed(spec.name, parse_args(spec, tokens[1:]))
 
 
@@ -456,7 +471,7 @@ def parse_args(spec: CommandSpec, tokens: list[str]) -> dict[str, Any]:
                 args[key.lower()] = convert(by_name[key.lower()], value)
             elif tok.lower() in spec.keywords:
                 if i + 1 >= len(tokens):
-                    raise ValueError(f"say what comes after {excerpt(tok)}")
+                    raise ValueError(i18n.private("parse.after", value=excerpt(tok)))
                 args[tok.lower()] = convert(by_name[tok.lower()], tokens[i + 1])
                 i += 1
             else:
@@ -475,14 +490,15 @@ def parse_args(spec: CommandSpec, tokens: list[str]) -> dict[str, Any]:
                     if p.required or not free:
                         raise
             else:
-                raise ValueError(f"too many words: {excerpt(tok)}")
+                raise ValueError(i18n.private("parse.too_many", value=excerpt(tok)))
     except ValueError as exc:
-        usage = f" Usage: {spec.usage}" if spec.usage else ""
+        usage = i18n.private("parse.usage", usage=spec.usage) if spec.usage else ""
         raise MalformedAction(f"/{spec.name}: {exc}.{usage}") from None
     missing = [p.name for p in spec.params if p.required and p.name not in args]
     if missing:
-        usage = f" Usage: {spec.usage}" if spec.usage else ""
-        raise MalformedAction(f"/{spec.name}: missing {', '.join(missing)}.{usage}")
+        usage = i18n.private("parse.usage", usage=spec.usage) if spec.usage else ""
+        raise MalformedAction(i18n.private("parse.missing", command=spec.name,
+                                           names=", ".join(missing)) + usage)
     return args
 
 
@@ -536,36 +552,17 @@ def to_action(name: str, args: dict[str, Any]) -> Action:
             return Renovate(square=args["square"], cards=args.get("cards"))
         case "end":
             return EndTurn(discard=args.get("discard", ()))
-    raise MalformedAction(f"/{name} is not a move.")
+    raise MalformedAction(i18n.private("parse.not_a_move", name=name))
 
 
 HELP_TOPICS = ("commands", "rules")
 
-RULES_SUMMARY = """\
-Khronos in short (each line names its rule; the full text is RULES.md):
-- Three boards, one map: Might, Faith, Reason (R1-R3). 7 rounds; income in rounds 4 and 7 (R8, R46).
-- Your turn: exchange cards for 2 Ecus (R9), then travel (1 Ecu, R13) and play cards where an \
-adventurer stands, 2 cards per adventurer (R14); end by drawing back to 4 (R12).
-- Build on Might or Faith with cards of the building's family = its value (Keep 2, Castle 3, \
-Town 3) plus forest/mountain surcharge in 2-4 player games (R15, R18). Only Towns and Cities on \
-the river.
-- Upgrade your own military/religious building or any civil one (R16); size 2-3 pays 1 Ecu on \
-Might, 2 on Faith (R17). Demolish a size-1 tile for 1 Ecu + 1 card (R22).
-- Domains are buildings joined by sides (R19). Only civil buildings may join domains (R20). In a \
-domain the top military and the top religious building must each be unique (R21).
-- Ripples: size 2-3 buildings copy forward in time: Towns/Cities to every later board, Keeps, \
-Castles, Monasteries, Abbeys to Faith (with your cube) and to Reason as ruins (R23-R26). A copy \
-erases what it lands on (paradox, R29-R30) unless Faith refuses it (R27).
-- When a civil building joins domains, ties at the top are settled by power: the weaker \
-domain's building is downsized, its owner placing the smaller tile (R31-R36).
-- Reason: no building; put cubes on civil buildings (R41) and renovate ruins (R42).
-- Income: Might pays the civil value of each domain whose top military building is yours (R47), \
-Faith the same for religious (R48), Reason the military and religious value of each domain where \
-you have the most cubes (R49). Richest after round 7 wins (R50)."""
+RULES_SUMMARY = i18n.text("help.rules")  # bot/locales/en.toml; French and German beside it
 
 
-def rules_text() -> str:
-    return RULES_SUMMARY
+def rules_text(locale: str | None = None) -> str:
+    """/help rules: the rules in short, in the language of ``locale`` (English by default)."""
+    return i18n.lookup("help.rules", locale) or RULES_SUMMARY
 
 
 HELP_GROUPS = ("lobby", "turn", "info", "self", "admin")
@@ -601,7 +598,14 @@ def help_text(locale: str | None = None) -> str:
 
 
 async def execute(service: GameService, ctx: Context, name: str, args: dict[str, Any]) -> Outcome:
-    """Run command ``name`` with converted ``args`` (see ``COMMANDS``) for ``ctx``'s user."""
+    """Run command ``name`` with converted ``args`` (see ``COMMANDS``) for ``ctx``'s user; what
+    is said to him alone (the reply, a refusal) is in his language (``ctx.locale``)."""
+    with i18n.reading(ctx.locale):
+        return await _execute(service, ctx, name, args)
+
+
+async def _execute(service: GameService, ctx: Context, name: str,
+                   args: dict[str, Any]) -> Outcome:
     ch, user = ctx.channel_id, ctx.user_id
     match name:
         case "create":
@@ -643,13 +647,16 @@ async def execute(service: GameService, ctx: Context, name: str, args: dict[str,
             out = await service.status(ch)
             age = args.get("age")
             if out.reply is not None and out.reply.image is not None and age is not None:
-                out.reply = replace(out.reply, text=f"The age of {age.label}.",
+                lang = out.game.settings.language if out.game else None  # a public answer
+                name = i18n.lookup(f"choices.age.{age.label.lower()}", lang) or age.label
+                out.reply = replace(out.reply, text=i18n.text("board.age", lang, age=name),
                                     image=out.reply.image.with_age(age))
             return out
         case "history":
             return await service.history(ch, args.get("count", 15))
         case "help":
-            text = rules_text() if args.get("topic") == "rules" else help_text(ctx.locale)
+            rules = args.get("topic") == "rules"
+            text = rules_text(ctx.locale) if rules else help_text(ctx.locale)
             return Outcome(game=None, reply=Reply(text))
         case "mygames":
             return await service.my_games(user)
@@ -677,7 +684,7 @@ async def execute(service: GameService, ctx: Context, name: str, args: dict[str,
             return await service.kick(ch, user, target, is_admin=ctx.is_admin)
         case _ if COMMANDS.get(name) is not None and COMMANDS[name].group == "turn":
             return await service.act(ch, user, to_action(name, args))
-    raise MalformedAction(f"There is no command /{name}. Type /help for the list.")
+    raise MalformedAction(i18n.private("parse.unknown", name=name))
 
 
 async def _replace(service: GameService, ctx: Context, args: dict[str, Any]) -> Outcome:
@@ -685,8 +692,7 @@ async def _replace(service: GameService, ctx: Context, args: dict[str, Any]) -> 
     a person (computer, new)."""
     ch, user = ctx.channel_id, ctx.user_id
     if (args.get("old") is None) == (args.get("computer") is None):
-        raise MalformedAction("/replace: name the seat to give, either old:@bob (a person) or "
-                              "computer:Computer 1 (a computer seat), not both.")
+        raise MalformedAction(i18n.private("replace.which_seat"))
     if args.get("computer") is not None:
         old = await _computer_seat(service, ch, args["computer"])
     else:
@@ -695,12 +701,10 @@ async def _replace(service: GameService, ctx: Context, args: dict[str, Any]) -> 
     level = args.get("level")
     if level is not None:
         if new is not None or args.get("computer") is not None:
-            raise MalformedAction("/replace: give the seat either to a person (new:@dee) or to "
-                                  "a computer (level:normal), not both.")
+            raise MalformedAction(i18n.private("replace.to_whom"))
         return await service.seat_to_computer(ch, user, old, level, is_admin=ctx.is_admin)
     if new is None or new.id is None:
-        raise MalformedAction("/replace: name the new player with a mention, like new:@dee, "
-                              "or give the seat to a computer with level:normal.")
+        raise MalformedAction(i18n.private("replace.new_player"))
     return await service.replace_player(ch, user, old, new.id, new.name or f"Player {new.id}",
                                         is_admin=ctx.is_admin)
 
@@ -715,8 +719,8 @@ async def _computer_seat(service: GameService, channel_id: int, name: str) -> in
                 seat.name.lower(), short, short.replace(" ", ""), str(-seat.user_id)):
             return seat.user_id
     names = ", ".join(s.name for s in info.seats if is_computer(s.user_id))
-    raise NotSeated(f"No computer called {name[:40]} plays in this game"
-                    + (f"; its computers: {names}." if names else "; it has none."))
+    raise NotSeated(i18n.private("replace.no_computer" if names else "replace.no_computers",
+                                 name=name[:40], names=names))
 
 
 async def _seated_user(service: GameService, channel_id: int, ref: UserRef) -> int:
@@ -728,10 +732,11 @@ async def _seated_user(service: GameService, channel_id: int, ref: UserRef) -> i
     for seat in info.seats:
         if seat.name.lower() == key:
             return seat.user_id
-    raise NotSeated(f"Nobody called {ref.name} is playing in this game.")
+    raise NotSeated(i18n.private("replace.nobody", name=ref.name))
 
 
 async def run_line(service: GameService, ctx: Context, line: str) -> Outcome:
-    """Parse and run one typed command line."""
-    parsed = parse_line(line)
+    """Parse and run one typed command line (a refusal in ``ctx.locale``'s language)."""
+    with i18n.reading(ctx.locale):
+        parsed = parse_line(line)
     return await execute(service, ctx, parsed.name, parsed.args)

@@ -33,6 +33,7 @@ from .core import (
 )
 from .lobby import LobbyMixin, check_level
 from .outbox import outboxed
+from .texts import say, tell
 from .timers import TimersMixin
 
 log = logging.getLogger("khronos.computers")
@@ -69,9 +70,8 @@ class ComputersMixin(LobbyMixin, TimersMixin):
         async with self.storage.write() as tx:
             game = await self._game(tx, channel_id, live_only=True)
             if game.status != GameStatus.LOBBY:
-                raise LobbyError("The game has started: computers can be added only in the "
-                                 "lobby. /game kick or /game replace can hand a seat to one.")
-            self._may_manage(game, user_id, is_admin, "add a computer player")
+                raise LobbyError(tell("computers.add_started"))
+            self._may_manage(game, user_id, is_admin, "addbot")
             return await self._add_bots(tx, game.id, 1, level, now)
 
     @outboxed
@@ -82,13 +82,12 @@ class ComputersMixin(LobbyMixin, TimersMixin):
         async with self.storage.write() as tx:
             game = await self._game(tx, channel_id, live_only=True)
             if game.status != GameStatus.LOBBY:
-                raise LobbyError("The game has started: computers can be removed only in the "
-                                 "lobby. /game replace can give a computer's seat to a person.")
-            self._may_manage(game, user_id, is_admin, "remove a computer player")
+                raise LobbyError(tell("computers.remove_started"))
+            self._may_manage(game, user_id, is_admin, "removebot")
             seats = await tx.seats(game.id)
             bots = [s for s in seats if is_computer(s.user_id)]
             if not bots:
-                raise LobbyError("There is no computer in this game to remove.")
+                raise LobbyError(tell("computers.none"))
             last = max(bots, key=lambda s: s.seat)
             await tx.remove_seat(game.id, last.user_id)
             settings = GameSettings.model_validate_json(game.settings)
@@ -98,8 +97,9 @@ class ComputersMixin(LobbyMixin, TimersMixin):
                                            settings=settings.model_dump_json())
             game = await self._reload(tx, game.id)
             seats = await tx.seats(game.id)
-        return Outcome(game=self._info(game, seats, version), public=[Post(
-            f"{last.name} leaves the game ({len(seats)} seated).")])
+        info = self._info(game, seats, version)
+        return Outcome(game=info, public=[Post(
+            say("computers.leaves", info.settings.language, name=last.name, count=len(seats)))])
 
     # --- a seat handed to a computer, or taken back by a person -----------------------------
 
@@ -113,9 +113,9 @@ class ComputersMixin(LobbyMixin, TimersMixin):
         async with self.storage.write() as tx:
             game, info, seat = await self._managed_seat(
                 tx, channel_id, user_id, target_user_id, is_admin,
-                "hand a seat to a computer")
+                "to_computer")
             if is_computer(target_user_id):
-                raise LobbyError(f"{info.names[seat]} is already a computer.")
+                raise LobbyError(tell("computers.already", name=info.names[seat]))
             settings = info.settings
             uid = next_bot_id(await tx.seats(game.id), settings)
             old_name = info.names[seat]
@@ -127,13 +127,14 @@ class ComputersMixin(LobbyMixin, TimersMixin):
                                  settings=settings.model_dump_json())
             game = await self._reload(tx, game.id)
             info = self._info(game, await tx.seats(game.id))
+            lang = info.settings.language
             await tx.add_note(game.id, await tx.last_seq(game.id),
-                              f"{name} replaced {old_name}.", now, user_id)
-            text = f"{MARK} {name} takes over {old_name}'s seat"
+                              say("replace.note", lang, new=name, old=old_name), now, user_id)
             if game.status != GameStatus.ACTIVE:
-                return Outcome(game=info, public=[Post(text + ".")])
+                return Outcome(game=info, public=[Post(
+                    f"{MARK} " + say("replace.takes_over", lang, new=name, old=old_name))])
             state = self._state(game)
-            text += ": cards, Ecus, cubes and buildings stay with it."
+            text = f"{MARK} " + say("replace.takes_over_game", lang, new=name, old=old_name)
             if engine.current_seat(state) == seat and game.paused_at is None:
                 await self._schedule(tx, info, state, now, fresh=True)
         return Outcome(game=info, public=[Post(text)])

@@ -32,8 +32,12 @@ from ..storage_api import TxAPI as Tx
 from .texts import (
     cards_text,
     channel_link,
+    choice_label,
+    event_prompt,
     format_names,
     hand_text,
+    say,
+    tell,
     when,
 )
 
@@ -119,17 +123,17 @@ class DamagedGame(CorruptState):
 
 
 def damaged(game_id: int, message: str | None = None) -> DamagedGame:
-    exc = DamagedGame(message or _DAMAGED)
+    exc = DamagedGame(message or tell("refusal.damaged"))
     exc.game_id = game_id
     return exc
 
 
-def events_of(text: str) -> list[Event]:
+def events_of(text: str, lang: str | None = None) -> list[Event]:
     """A log entry's events; a damaged record reads as one event saying so (never a crash)."""
     try:
         return [Event.model_validate(e) for e in json.loads(text)]
     except (ValidationError, ValueError, TypeError):
-        return [Event(kind="damaged", text="(this entry's record is damaged)")]
+        return [Event(kind="damaged", text=say("history.damaged_entry", lang))]
 
 
 # --- settings of one game (stored as JSON beside the state) ------------------------------------
@@ -137,7 +141,7 @@ def events_of(text: str) -> list[Event]:
 
 Language = Literal["en", "fr", "de"]
 LANGUAGES: tuple[Language, ...] = ("en", "fr", "de")
-LANGUAGE_NAMES = {"en": "English", "fr": "Français", "de": "Deutsch"}
+LANGUAGE_NAMES = {"en": "English", "fr": "Français", "de": "Deutsch"}  # each in its own words
 
 
 class GameSettings(BaseModel):
@@ -147,7 +151,8 @@ class GameSettings(BaseModel):
     holdem: bool = False
     reminder_hours: float = Field(default=24.0, gt=0)
     deadline_hours: float | None = Field(default=None, gt=0)
-    language: Language = "en"  # of the game's pictures (render's catalogues)
+    # of the game's pictures and of what the bot posts, pings and DMs (docs/discord.md)
+    language: Language = "en"
     # computer seats: their reserved negative user id -> level (easy, normal); docs/ai.md
     bots: dict[int, str] = Field(default_factory=dict)
 
@@ -424,16 +429,7 @@ class HistoryEntry:
 
 
 
-DAMAGED_NOTICE = (
-    "This game's saved data is damaged, so it cannot go on as it is. A player, the creator or "
-    "a server admin can use /rebuild to restore it from the move log; the other games are not "
-    "affected."
-)
-
-_DAMAGED = (
-    "This game's saved state is damaged. A player, the creator or an admin can try /rebuild "
-    "to restore it from the move log."
-)
+DAMAGED_NOTICE = say("notice.damaged", None)  # in English; say("notice.damaged", lang)
 
 
 class ServiceCore:
@@ -473,11 +469,9 @@ class ServiceCore:
     async def _game(self, q: Queries, channel_id: int, *, live_only: bool = False) -> GameRow:
         game = await q.game_for_channel(channel_id, live_only=live_only)
         if game is None:
-            raise NoGameHere("There is no game in this channel. Create one with /create.")
+            raise NoGameHere(tell("refusal.no_game"))
         if game.status == GameStatus.ABANDONED:
-            raise NoGameHere(
-                "The game in this channel was abandoned. Create a new one with /create."
-            )
+            raise NoGameHere(tell("refusal.abandoned"))
         return game
 
     @staticmethod
@@ -514,7 +508,7 @@ class ServiceCore:
     def _state(self, game: GameRow) -> GameState:
         """The stored state, validated; a row that does not validate is a DamagedGame."""
         if game.status == GameStatus.LOBBY:
-            raise NotStarted("The game has not started yet: join it, then the creator uses /start.")
+            raise NotStarted(tell("refusal.not_started"))
         if game.state is None:
             raise damaged(game.id)
         try:
@@ -542,10 +536,7 @@ class ServiceCore:
     @staticmethod
     def _check_running(game: GameRow, state: GameState) -> None:
         if game.paused_at is not None and not state.over:
-            raise GamePaused(
-                f"The game is paused (since {when(game.paused_at)}): moves wait until the "
-                "creator or a server admin uses /resume."
-            )
+            raise GamePaused(tell("refusal.paused", since=when(game.paused_at)))
 
     @staticmethod
     def _seat(info: GameInfo, user_id: int) -> int:
@@ -553,10 +544,10 @@ class ServiceCore:
         seat's hand and moves are no longer his."""
         seat = info.seat_of(user_id)
         if seat is None:
-            raise NotSeated("You are not playing in this game; only its players may do that.")
+            raise NotSeated(tell("refusal.not_seated"))
         me = info.seat_info(seat)
         if me is not None and me.removed:
-            raise NotSeated("You were removed from this game; its seat is no longer yours.")
+            raise NotSeated(tell("refusal.removed"))
         return seat
 
     @staticmethod
@@ -564,7 +555,7 @@ class ServiceCore:
         """The game's row again, after an update inside the same transaction."""
         game = await q.game(game_id)
         if game is None:
-            raise NoGameHere("This game no longer exists.")
+            raise NoGameHere(tell("refusal.game_gone"))
         return game
 
     async def _managed_seat(
@@ -572,31 +563,34 @@ class ServiceCore:
         what: str,
     ) -> tuple[GameRow, GameInfo, int]:
         """The live game, its seats and ``target_user_id``'s seat, once ``user_id`` has been
-        checked to be its creator or an admin (``what`` names the act in the refusal)."""
+        checked to be its creator or an admin (``what`` names the act: ``manage.<what>`` is
+        its refusal in the catalogue)."""
         game = await self._game(tx, channel_id, live_only=True)
         self._may_manage(game, user_id, is_admin, what)
         info = self._info(game, await tx.seats(game.id))
         seat = info.seat_of(target_user_id)
         if seat is None:
-            raise NotSeated("That user is not playing in this game.")
+            raise NotSeated(tell("refusal.user_not_seated"))
         return game, info, seat
 
     @staticmethod
     def _may_manage(game: GameRow, user_id: int, is_admin: bool, what: str) -> None:
         if user_id != game.creator_id and not is_admin:
-            raise PermissionDenied(f"Only the game's creator or a server admin can {what}.")
+            raise PermissionDenied(tell(f"manage.{what}"))
 
     @staticmethod
     def _who(info: GameInfo, user_id: int) -> str:
+        """Who did it, for the channel (in the game's language)."""
         seat = info.seat_of(user_id)
         if seat is not None:
             return info.names[seat]
-        return "The creator" if user_id == info.creator_id else "A server admin"
+        lang = info.settings.language
+        return say("who.creator" if user_id == info.creator_id else "who.admin", lang)
 
     async def _by_id(self, q: Queries, game_id: int) -> GameRow:
         game = await q.game(game_id)
         if game is None or game.status == GameStatus.ABANDONED:
-            raise NoGameHere("That game no longer exists.")
+            raise NoGameHere(tell("refusal.game_gone"))
         return game
 
     def _turn_notice(
@@ -604,15 +598,16 @@ class ServiceCore:
     ) -> None:
         """Ping whoever must act now if that changed; send a pending decision to its chooser."""
         names = info.names
+        lang = info.settings.language
         if new.pending is not None:
             decision = self._decision(info, new)
             out.decision = decision
             if old is None or old.pending != new.pending:
-                prompt = format_names(new.pending.prompt, names)
+                prompt = format_names(event_prompt(new, lang), names)
                 if decision.user_id is not None and not is_computer(decision.user_id):
                     out.direct.append(
-                        Direct(decision.user_id, "choice", f"You have a choice to make: {prompt}",
-                               decision=decision)
+                        Direct(decision.user_id, "choice",
+                               say("turn.choice_dm", lang, prompt=prompt), decision=decision)
                     )
         if new.over:
             return
@@ -624,13 +619,14 @@ class ServiceCore:
         if user is None or is_computer(user):
             return
         if new.pending is not None and new.pending.seat == now_seat:
-            text = f"{names[now_seat]}, the game waits for your choice (R37)."
+            text = say("turn.ping_choice", lang, name=names[now_seat])
         else:
-            text = f"{names[now_seat]}, it is your turn (round {new.round} of 7)."
+            text = say("turn.ping", lang, name=names[now_seat], round=new.round)
         out.pings.append(Ping(user, text))
         if new.pending is None:
             out.direct.append(
-                Direct(user, "your_turn", "It is your turn. " + hand_text(new, now_seat))
+                Direct(user, "your_turn",
+                       say("turn.your_turn_dm", lang) + hand_text(new, now_seat, lang))
             )
 
     def _decision(self, info: GameInfo, state: GameState) -> DecisionInfo:
@@ -639,8 +635,9 @@ class ServiceCore:
         d = state.pending
         return DecisionInfo(
             game_id=info.game_id, version=info.version, seat=d.seat, user_id=info.user_of(d.seat),
-            prompt=format_names(d.prompt, names),
-            options=tuple(format_names(o.label, names) for o in d.options),
+            prompt=format_names(event_prompt(state, info.settings.language), names),
+            options=tuple(format_names(choice_label(o, info.settings.language), names)
+                          for o in d.options),
             default=d.default,
         )
 
@@ -648,17 +645,18 @@ class ServiceCore:
     def _boards(state: GameState, names: dict[int, str], events: Sequence[Event],
                 kind: ImageKind = "boards", *, lang: str = "en") -> Image:
         """The boards after a move (``move``: the moved age large) or all three (``boards``)."""
-        alt = f"The three boards, round {state.round}, {names.get(state.turn, '?')} to play."
+        alt = say("image.boards_alt", lang, round=state.round, name=names.get(state.turn, "?"))
         return Image(kind, state, names, events, alt, lang=lang)
 
     @staticmethod
     def _hand_dm(state: GameState, seat: int, info: GameInfo) -> Direct:
         user = info.user_of(seat)
         assert user is not None
+        lang = info.settings.language
         image = Image("hand", state, info.names, (),
-                      f"Your hand: {cards_text(state.players[seat].hand)}", seat=seat,
-                      lang=info.settings.language)
-        return Direct(user, "hand", hand_text(state, seat), image)
+                      say("image.hand_alt", lang, cards=cards_text(state.players[seat].hand, lang)),
+                      seat=seat, lang=lang)
+        return Direct(user, "hand", hand_text(state, seat, lang), image)
 
     # --- timers (style 11): rows created and cancelled in the move's transaction ------------
 

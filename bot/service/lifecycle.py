@@ -13,6 +13,7 @@ from engine import (
     MalformedAction,
 )
 
+from .. import i18n
 from ..storage import GameRow
 from ..storage_api import QueriesAPI as Queries
 from ..storage_api import TxAPI as Tx
@@ -41,6 +42,8 @@ from .reading import ReadingMixin
 from .texts import (
     channel_link,
     hours_text,
+    say,
+    tell,
     when,
 )
 
@@ -60,7 +63,7 @@ class LifecycleMixin(ReadingMixin):
         async with self.storage.write() as tx:
             game = await self._game(tx, channel_id)
             if game.status == GameStatus.LOBBY:
-                raise NotStarted("The game has not started; there is nothing to rebuild.")
+                raise NotStarted(tell("rebuild.not_started"))
             seats = await tx.seats(game.id)
             try:
                 settings: GameSettings | None = GameSettings.model_validate_json(game.settings)
@@ -71,9 +74,7 @@ class LifecycleMixin(ReadingMixin):
             me = info.seat_info(seat) if seat is not None else None
             if (user_id != game.creator_id and not is_admin
                     and (me is None or me.removed)):
-                raise PermissionDenied(
-                    "Only the game's players, its creator or a server admin can rebuild it."
-                )
+                raise PermissionDenied(tell("rebuild.not_allowed"))
             holdems = [settings.holdem] if settings else [False, True]
             state, checkpoint, checkpoint_seq, holdem = await self._replay_any(
                 tx, game, len(seats), holdems)
@@ -83,8 +84,7 @@ class LifecycleMixin(ReadingMixin):
                 except DamagedGame:
                     current = None
                 if current == state:
-                    raise ServiceError("This game is not damaged: its saved state is what its "
-                                       "move log gives. There is nothing to rebuild.")
+                    raise ServiceError(tell("rebuild.healthy"))
             status = GameStatus.OVER if state.over else GameStatus.ACTIVE
             fields: dict[str, object] = {}
             if settings is None:  # computer seats keep playing (at the normal level)
@@ -99,7 +99,7 @@ class LifecycleMixin(ReadingMixin):
             info = replace(info, version=version, status=status, settings=settings)
             await tx.forget_notice(game.id, 0, "damaged")
             await self._schedule(tx, info, state, now)
-        text = f"The game was rebuilt from its move log ({state.step} moves)."
+        text = say("rebuild.done", info.settings.language, count=state.step)
         image = self._boards(state, info.names, (), lang=info.settings.language)
         out = Outcome(game=info, public=[Post(text, image)])
         self._turn_notice(out, info, None, state)
@@ -141,11 +141,11 @@ class LifecycleMixin(ReadingMixin):
                     lead if t.kind == TimerKind.DEADLINE else 0.0)))
 
     @staticmethod
-    def settings_text(settings: GameSettings) -> str:
-        deadline = (f"a deadline of {hours_text(settings.deadline_hours)} per turn"
-                    if settings.deadline_hours else "no deadline")
-        return (f"reminders after {hours_text(settings.reminder_hours)} without a move, "
-                f"{deadline}, pictures in {LANGUAGE_NAMES[settings.language]}")
+    def settings_text(settings: GameSettings, lang: str | None = None) -> str:
+        deadline = (say("settings.deadline", lang, hours=hours_text(settings.deadline_hours))
+                    if settings.deadline_hours else say("settings.no_deadline", lang))
+        return say("settings.text", lang, hours=hours_text(settings.reminder_hours),
+                   deadline=deadline, language=LANGUAGE_NAMES[settings.language])
 
     @outboxed
     async def update_settings(
@@ -157,15 +157,16 @@ class LifecycleMixin(ReadingMixin):
         of the game's pictures; creator or admin. When the hours change, the current player's
         timers start again from now. Without values: show the settings (to anyone)."""
         if language is not None and language not in LANGUAGES:
-            raise MalformedAction(f"The language must be one of {', '.join(LANGUAGES)}.")
+            raise MalformedAction(tell("settings.bad_language", languages=", ".join(LANGUAGES)))
         if reminder_hours is None and deadline_hours is None and language is None:
             info = await self.info(channel_id)
+            lang = i18n.reader()
             return Outcome(game=info, reply=Reply(
-                f"This game has {self.settings_text(info.settings)}."))
+                tell("settings.show", settings=self.settings_text(info.settings, lang))))
         now = self.clock()
         async with self.storage.write() as tx:
             game = await self._game(tx, channel_id, live_only=True)
-            self._may_manage(game, user_id, is_admin, "change the game's settings")
+            self._may_manage(game, user_id, is_admin, "settings")
             values = GameSettings.model_validate_json(game.settings).model_dump()
             if reminder_hours is not None:
                 values["reminder_hours"] = reminder_hours
@@ -176,7 +177,7 @@ class LifecycleMixin(ReadingMixin):
             try:
                 settings = GameSettings.model_validate(values)
             except ValidationError:
-                raise MalformedAction("Hours must be more than 0.") from None
+                raise MalformedAction(tell("settings.bad_hours")) from None
             await tx.update_game(game.id, game.version, now=now,
                                  settings=settings.model_dump_json())
             game = await self._reload(tx, game.id)
@@ -185,7 +186,9 @@ class LifecycleMixin(ReadingMixin):
             if game.status == GameStatus.ACTIVE and hours_changed:
                 await self._schedule(tx, info, self._state(game), now, fresh=True,
                                      reset_deadline=True)
-            text = f"{self._who(info, user_id)} sets {self.settings_text(settings)}."
+            lang = settings.language  # a new language speaks at once
+            text = say("settings.sets", lang, who=self._who(info, user_id),
+                       settings=self.settings_text(settings, lang))
             await tx.add_note(game.id, await tx.last_seq(game.id), text, now, user_id)
         return Outcome(game=info, public=[Post(text)])
 
@@ -196,19 +199,19 @@ class LifecycleMixin(ReadingMixin):
         async with self.storage.write() as tx:
             game = await self._game(tx, channel_id, live_only=True)
             if game.status != GameStatus.ACTIVE:
-                raise NotStarted("Only a game under way can be paused.")
-            self._may_manage(game, user_id, is_admin, "pause the game")
+                raise NotStarted(tell("pause.not_active"))
+            self._may_manage(game, user_id, is_admin, "pause")
             if game.paused_at is not None:
-                raise GamePaused("The game is already paused; /resume starts it again.")
+                raise GamePaused(tell("pause.already"))
             await tx.update_game(game.id, game.version, now=now, paused_at=now)
             await tx.cancel_timers(game.id)
             game = await self._reload(tx, game.id)
             info = self._info(game, await tx.seats(game.id))
             who = self._who(info, user_id)
-            await tx.add_note(game.id, await tx.last_seq(game.id), f"{who} paused the game.",
-                              now, user_id)
-        return Outcome(game=info, public=[Post(
-            f"{who} pauses the game: no moves, reminders or deadlines until /resume.")])
+            lang = info.settings.language
+            await tx.add_note(game.id, await tx.last_seq(game.id),
+                              say("pause.note", lang, who=who), now, user_id)
+        return Outcome(game=info, public=[Post(say("pause.post", lang, who=who))])
 
     @outboxed
     async def resume(self, channel_id: int, user_id: int, *, is_admin: bool = False) -> Outcome:
@@ -216,18 +219,19 @@ class LifecycleMixin(ReadingMixin):
         now = self.clock()
         async with self.storage.write() as tx:
             game = await self._game(tx, channel_id, live_only=True)
-            self._may_manage(game, user_id, is_admin, "resume the game")
+            self._may_manage(game, user_id, is_admin, "resume")
             if game.paused_at is None:
-                raise GamePaused("The game is not paused.")
+                raise GamePaused(tell("pause.not_paused"))
             paused_at = game.paused_at
             await tx.update_game(game.id, game.version, now=now, paused_at=None)
             game = await self._reload(tx, game.id)
             info = self._info(game, await tx.seats(game.id))
             who = self._who(info, user_id)
-            await tx.add_note(game.id, await tx.last_seq(game.id), f"{who} resumed the game.",
-                              now, user_id)
+            lang = info.settings.language
+            await tx.add_note(game.id, await tx.last_seq(game.id),
+                              say("pause.resumed_note", lang, who=who), now, user_id)
             state = self._state(game)
-            text = f"{who} resumes the game (paused {when(paused_at)})."
+            text = say("pause.resumes", lang, who=who, since=when(paused_at))
             seat = engine.current_seat(state)
             me = info.seat_info(seat) if seat is not None else None
             if me is not None and me.removed:
@@ -243,11 +247,7 @@ class LifecycleMixin(ReadingMixin):
         async with self.storage.write() as tx:
             game, info, seat = await self._seated(tx, channel_id, user_id, live_only=True)
             await tx.update_seat(game.id, seat, muted=int(muted))
-        if muted:
-            text = ("Reminders for this game are off for you. Deadlines, if the game has one, "
-                    "still apply; /unmute turns reminders back on.")
-        else:
-            text = "Reminders for this game are on again for you."
+        text = tell("mute.off" if muted else "mute.on")
         return Outcome(game=info, reply=Reply(text))
 
     @outboxed
@@ -255,9 +255,7 @@ class LifecycleMixin(ReadingMixin):
         """Declare an absence of ``hours``: no reminders until it ends, and the user's
         deadlines are extended by it (at once if it is his turn, else when his turn comes)."""
         if not 0 < hours <= MAX_AWAY_HOURS:
-            raise MalformedAction(
-                f"An absence lasts more than 0 and at most {MAX_AWAY_HOURS:g} hours (two weeks)."
-            )
+            raise MalformedAction(tell("away.bad_hours", hours=f"{MAX_AWAY_HOURS:g}"))
         now = self.clock()
         async with self.storage.write() as tx:
             game, info, seat = await self._seated(tx, channel_id, user_id, live_only=True)
@@ -288,14 +286,14 @@ class LifecycleMixin(ReadingMixin):
                             await tx.reschedule_timer(t.id, t.due_at + extra)
                         elif t.kind == TimerKind.REMINDER:
                             await tx.reschedule_timer(t.id, max(t.due_at, until))
-            text = f"{me.name} is away until {when(until, 'f')} ({when(until)}): no reminders"
-            if info.settings.deadline_hours:
-                text += f", and {me.name}'s deadlines are extended by the absence"
-            text += "."
-            await tx.add_note(game.id, await tx.last_seq(game.id), f"{me.name} declared an "
-                              f"absence of {hours_text(hours)}.", now, user_id)
+            lang = info.settings.language
+            key = "away.post_deadline" if info.settings.deadline_hours else "away.post"
+            text = say(key, lang, name=me.name, until=when(until, "f"), again=when(until))
+            await tx.add_note(game.id, await tx.last_seq(game.id),
+                              say("away.note", lang, name=me.name, hours=hours_text(hours)),
+                              now, user_id)
         return Outcome(game=info, public=[Post(text)],
-                       reply=Reply(f"Noted: away for {hours_text(hours)}. /back ends it sooner."))
+                       reply=Reply(tell("away.noted", hours=hours_text(hours))))
 
     @outboxed
     async def back(self, channel_id: int, user_id: int) -> Outcome:
@@ -306,15 +304,16 @@ class LifecycleMixin(ReadingMixin):
             me = info.seat_info(seat)
             assert me is not None
             if me.away_until is None or me.away_until <= now:
-                raise ServiceError("You are not away in this game.")
+                raise ServiceError(tell("away.not_away"))
             await tx.update_seat(game.id, seat, away_until=None)
             await self._end_absence_credit(tx, info, seat, now)
             for t in await tx.timers(game.id):
                 if t.kind == TimerKind.REMINDER and t.seat == seat:
                     await tx.reschedule_timer(
                         t.id, now + info.settings.reminder_hours * HOUR)
-        return Outcome(game=info, public=[Post(f"{me.name} is back.")],
-                       reply=Reply("Welcome back: reminders are on again."))
+        return Outcome(game=info, public=[Post(say("away.back", info.settings.language,
+                                                   name=me.name))],
+                       reply=Reply(tell("away.welcome")))
 
     @outboxed
     async def replace_player(
@@ -327,12 +326,11 @@ class LifecycleMixin(ReadingMixin):
         now = self.clock()
         async with self.storage.write() as tx:
             game, info, seat = await self._managed_seat(
-                tx, channel_id, user_id, old_user_id, is_admin, "replace a player")
+                tx, channel_id, user_id, old_user_id, is_admin, "replace")
             if info.seat_of(new_user_id) is not None:
-                raise LobbyError(f"{new_name} already sits in this game; choose someone else.")
+                raise LobbyError(tell("replace.seated", name=new_name))
             if is_computer(new_user_id):
-                raise LobbyError("A computer takes a seat with /game replace level:… or "
-                                 "/game kick level:…, not as a user.")
+                raise LobbyError(tell("replace.computer_user"))
             old_name = info.names[seat]
             await tx.update_seat(game.id, seat, user_id=new_user_id, name=new_name, muted=0,
                                  away_until=None, removed=0)
@@ -346,13 +344,15 @@ class LifecycleMixin(ReadingMixin):
             await tx.update_game(game.id, game.version, now=now, **fields)
             game = await self._reload(tx, game.id)
             info = self._info(game, await tx.seats(game.id))
+            lang = info.settings.language
             await tx.add_note(game.id, await tx.last_seq(game.id),
-                              f"{new_name} replaced {old_name}.", now, user_id)
+                              say("replace.note", lang, new=new_name, old=old_name), now,
+                              user_id)
             state = self._state(game) if game.status == GameStatus.ACTIVE else None
             if state is not None and engine.current_seat(state) == seat:
                 await self._schedule(tx, info, state, now, fresh=True, reset_deadline=True)
-        text = f"{new_name} takes over {old_name}'s seat"
-        text += ": cards, Ecus, cubes and buildings stay with it." if state else "."
+        text = say("replace.takes_over_game" if state else "replace.takes_over", lang,
+                   new=new_name, old=old_name)
         out = Outcome(game=info, public=[Post(text)])
         if state is not None and not state.over:
             out.direct.append(self._hand_dm(state, seat, info))
@@ -369,8 +369,9 @@ class LifecycleMixin(ReadingMixin):
         now = self.clock()
         async with self.storage.write() as tx:
             game, info, seat = await self._managed_seat(
-                tx, channel_id, user_id, target_user_id, is_admin, "remove a player")
+                tx, channel_id, user_id, target_user_id, is_admin, "kick")
             name = info.names[seat]
+            lang = info.settings.language
             if game.status == GameStatus.LOBBY:
                 await tx.remove_seat(game.id, target_user_id)
                 seats = await tx.seats(game.id)
@@ -378,20 +379,19 @@ class LifecycleMixin(ReadingMixin):
                 await tx.update_game(game.id, game.version, now=now, status=status)
                 game = await self._reload(tx, game.id)
                 return Outcome(game=self._info(game, seats),
-                               public=[Post(f"{name} is removed from the game.")])
+                               public=[Post(say("kick.lobby", lang, name=name))])
             me = info.seat_info(seat)
             assert me is not None
             if me.removed:
-                raise LobbyError(f"{name} has already been removed.")
+                raise LobbyError(tell("kick.already", name=name))
             if sum(1 for s in info.seats if not s.removed) <= 1:
-                raise LobbyError("Nobody would be left to play: /abandon the game instead.")
+                raise LobbyError(tell("kick.last"))
             await tx.update_seat(game.id, seat, removed=1, muted=1, away_until=None)
             await tx.add_note(game.id, await tx.last_seq(game.id),
-                              f"{name} was removed from the game.", now, user_id)
+                              say("kick.note", lang, name=name), now, user_id)
             info = self._info(game, await tx.seats(game.id))
             state = self._state(game)
-            text = (f"{name} is removed from the game: the seat stays, and the bot ends its "
-                    "turns at once and takes the default of its choices (R37).")
+            text = say("kick.game", lang, name=name)
             if game.paused_at is None and engine.current_seat(state) == seat:
                 return await self._play(tx, game, info, state, now, intro=text)
             version = await tx.update_game(game.id, game.version, now=now)
@@ -408,35 +408,35 @@ class LifecycleMixin(ReadingMixin):
                 info = self._info(game, seats)
             except DamagedGame:  # one damaged game never hides the others
                 link = channel_link(game.guild_id, game.channel_id)
-                lines.append(f"- <#{game.channel_id}> {link}: its saved data is damaged "
-                             "(/rebuild)")
+                lines.append(f"- <#{game.channel_id}> {link}: " + tell("mygames.damaged"))
                 continue
             what = self._game_line(game, info, user_id)
             lines.append(f"- <#{game.channel_id}> {info.link}: {what}")
         if not lines:
-            text = "You are not playing in any game right now. Open one with /create."
+            text = tell("mygames.none")
         else:
-            text = "Your games:\n" + "\n".join(lines)
+            text = tell("mygames.title") + "\n" + "\n".join(lines)
             if len(rows) > 25:
-                text += f"\n… and {len(rows) - 25} more."
+                text += "\n" + tell("mygames.more", count=len(rows) - 25)
         return Outcome(game=None, reply=Reply(text))
 
     def _game_line(self, game: GameRow, info: GameInfo, user_id: int) -> str:
         if game.status == GameStatus.LOBBY:
-            return f"waiting in the lobby ({len(info.seats)} seated)"
+            return tell("mygames.lobby", count=len(info.seats))
         try:
             state = self._state(game)
         except EngineError:
-            return "its saved state is damaged (/rebuild)"
+            return tell("mygames.damaged_state")
         seat = engine.current_seat(state)
         if seat is None:
-            return "finished"
+            return tell("mygames.finished")
         choice = state.pending is not None
         if info.user_of(seat) == user_id:
-            who = "**your choice**" if choice else "**your turn**"
+            who = tell("mygames.your_choice" if choice else "mygames.your_turn")
         else:
-            who = f"{info.names.get(seat, '?')}'s {'choice' if choice else 'turn'}"
-        line = f"round {state.round} of 7, {who} since {when(game.updated_at)}"
+            who = tell("mygames.their_choice" if choice else "mygames.their_turn",
+                       name=info.names.get(seat, "?"))
+        line = tell("mygames.line", round=state.round, who=who, since=when(game.updated_at))
         if game.paused_at is not None:
-            line += " (paused)"
+            line += tell("mygames.paused")
         return line

@@ -34,7 +34,9 @@ from .core import (
 from .moves import MovesMixin
 from .outbox import outboxed
 from .texts import (
+    say,
     status_text,
+    tell,
 )
 
 
@@ -42,8 +44,8 @@ def check_level(level: str) -> str:
     """A computer's level as typed, checked: easy or normal."""
     key = level.strip().lower()
     if key not in BOT_LEVELS:
-        raise MalformedAction(
-            f"A computer's level is {' or '.join(BOT_LEVELS)}, not {level[:20]!r}.")
+        raise MalformedAction(tell("lobby.bad_level", levels=" or ".join(BOT_LEVELS),
+                                   level=repr(level[:20])))
     return key
 
 
@@ -73,10 +75,7 @@ class LobbyMixin(MovesMixin):
         now = self.clock()
         async with self.storage.write() as tx:
             if await tx.game_for_channel(channel_id, live_only=True) is not None:
-                raise GameExists(
-                    "This channel already has a game. Finish or abandon it first, or open a "
-                    "thread for a new one."
-                )
+                raise GameExists(tell("lobby.exists"))
             game_id = await tx.insert_game(
                 guild_id=guild_id,
                 channel_id=channel_id,
@@ -91,13 +90,12 @@ class LobbyMixin(MovesMixin):
             seats = await tx.seats(game_id)
             added = await self._add_bots(tx, game_id, bots, bot_level, now) if bots else None
         info = self._info(game, seats)
-        wanted = f"{settings.seats} players" if settings.seats else "2-5 players"
-        extra = " with Hold'em" if settings.holdem else ""
-        opened = Post(
-            f"{name} opens a game of Khronos for {wanted}{extra}. Join with /join; "
-            f"{name} starts it with /start"
-            + (" (or it starts when full)." if settings.seats else ".")
-        )
+        lang = settings.language
+        wanted = (say("lobby.players", lang, count=settings.seats) if settings.seats
+                  else say("lobby.players_any", lang))
+        extra = say("lobby.holdem", lang) if settings.holdem else ""
+        opened = Post(say("lobby.opens_full" if settings.seats else "lobby.opens", lang,
+                          name=name, wanted=wanted, holdem=extra))
         if added is not None:
             added.public.insert(0, opened)
             return added
@@ -109,23 +107,25 @@ class LobbyMixin(MovesMixin):
         async with self.storage.write() as tx:
             game = await self._game(tx, channel_id, live_only=True)
             if game.status != GameStatus.LOBBY:
-                raise LobbyError("This game has already started; wait for the next one.")
+                raise LobbyError(tell("lobby.started_wait"))
             seats = await tx.seats(game.id)
             settings = GameSettings.model_validate_json(game.settings)
             if any(s.user_id == user_id for s in seats):
-                raise LobbyError("You have already joined this game.")
+                raise LobbyError(tell("lobby.already_joined"))
             limit = settings.seats or MAX_PLAYERS
             if len(seats) >= limit:
-                raise LobbyError(f"This game is full ({limit} players).")
+                raise LobbyError(tell("lobby.full", count=limit))
             await tx.add_seat(game.id, max(s.seat for s in seats) + 1 if seats else 0,
                               user_id, name, now)
             version = await tx.update_game(game.id, game.version, now=now)
             seats = await tx.seats(game.id)
             if settings.seats is not None and len(seats) == settings.seats:
                 game = await self._reload(tx, game.id)
-                return await self._start(tx, game, seats, now, f"{name} joins; the game is full.")
+                return await self._start(tx, game, seats, now,
+                                         say("lobby.joins_full", settings.language, name=name))
         info = self._info(game, seats, version)
-        return Outcome(game=info, public=[Post(f"{name} joins the game ({len(seats)} seated).")])
+        return Outcome(game=info, public=[Post(
+            say("lobby.joins", settings.language, name=name, count=len(seats)))])
 
     @outboxed
     async def leave(self, channel_id: int, user_id: int) -> Outcome:
@@ -133,23 +133,22 @@ class LobbyMixin(MovesMixin):
         async with self.storage.write() as tx:
             game = await self._game(tx, channel_id, live_only=True)
             if game.status != GameStatus.LOBBY:
-                raise LobbyError(
-                    "The game has started: nobody can leave it now. The creator or a server "
-                    "admin can /abandon it."
-                )
+                raise LobbyError(tell("lobby.no_leaving"))
             seats = await tx.seats(game.id)
             me = next((s for s in seats if s.user_id == user_id), None)
             if me is None:
-                raise NotSeated("You have not joined this game.")
+                raise NotSeated(tell("lobby.not_joined"))
             await tx.remove_seat(game.id, user_id)
             seats = await tx.seats(game.id)
             status = GameStatus.LOBBY if seats else GameStatus.ABANDONED
             version = await tx.update_game(game.id, game.version, now=now, status=status)
             game = await self._reload(tx, game.id)
-        text = f"{me.name} leaves the game."
+        info = self._info(game, seats, version)
+        lang = info.settings.language
+        text = say("lobby.leaves", lang, name=me.name)
         if not seats:
-            text += " Nobody is left; the game is closed."
-        return Outcome(game=self._info(game, seats, version), public=[Post(text)])
+            text += say("lobby.closed", lang)
+        return Outcome(game=info, public=[Post(text)])
 
     @outboxed
     async def start(self, channel_id: int, user_id: int, *, is_admin: bool = False) -> Outcome:
@@ -159,15 +158,14 @@ class LobbyMixin(MovesMixin):
         async with self.storage.write() as tx:
             game = await self._game(tx, channel_id, live_only=True)
             if game.status != GameStatus.LOBBY:
-                raise LobbyError("This game has already started.")
+                raise LobbyError(tell("lobby.started"))
             if user_id != game.creator_id and not is_admin:
-                raise PermissionDenied("Only the game's creator or a server admin can start it.")
+                raise PermissionDenied(tell("manage.start"))
             seats = await tx.seats(game.id)
             if len(seats) < MIN_PLAYERS:
-                raise LobbyError("Khronos needs at least 2 players; ask someone to /join "
-                                 "or add a computer with /addbot.")
+                raise LobbyError(tell("lobby.too_few"))
             if all(is_computer(s.user_id) for s in seats):
-                raise LobbyError("A game needs at least one person; /join it first.")
+                raise LobbyError(tell("lobby.no_person"))
             return await self._start(tx, game, seats, now, "")
 
     async def _add_bots(self, tx: Tx, game_id: int, count: int, level: str,
@@ -177,7 +175,7 @@ class LobbyMixin(MovesMixin):
         seats = await tx.seats(game_id)
         limit = settings.seats or MAX_PLAYERS
         if len(seats) + count > limit:
-            raise LobbyError(f"This game is full ({limit} players): no room for a computer.")
+            raise LobbyError(tell("lobby.full_computer", count=limit))
         bots = dict(settings.bots)
         names = []
         for _ in range(count):
@@ -192,13 +190,15 @@ class LobbyMixin(MovesMixin):
         version = await tx.update_game(game_id, game.version, now=now,
                                        settings=settings.model_dump_json())
         game = await self._reload(tx, game_id)
-        added = " and ".join(names)
+        lang = settings.language
+        added = say("hand.and", lang).join(names)
         if settings.seats is not None and len(seats) == settings.seats:
-            return await self._start(tx, game, seats, now, f"{added} joins; the game is full.")
+            return await self._start(tx, game, seats, now,
+                                     say("lobby.joins_full", lang, name=added))
         info = self._info(game, seats, version)
+        joins = "lobby.joins" if count == 1 else "lobby.join_several"
         return Outcome(game=info, public=[Post(
-            f"{MARK} {added} {'joins' if count == 1 else 'join'} the game "
-            f"({len(seats)} seated).")])
+            f"{MARK} " + say(joins, lang, name=added, count=len(seats)))])
 
     async def _start(
         self, tx: Tx, game: GameRow, seats: Sequence[SeatRow], now: float, intro: str
@@ -221,10 +221,9 @@ class LobbyMixin(MovesMixin):
         await self._schedule(tx, info, state, now)
         names = info.names
         order_text = ", ".join(s.name for s in new_seats)
-        text = (
-            f"{intro + ' ' if intro else ''}The game begins. Seat order: {order_text}. "
-            f"{names[state.turn]} plays first."
-        )
+        text = (f"{intro + ' ' if intro else ''}"
+                + say("lobby.begins", settings.language, order=order_text,
+                      name=names[state.turn]))
         image = self._boards(state, names, (), "move", lang=info.settings.language)
         out = Outcome(game=info, public=[Post(text, image)])
         for s in new_seats:
@@ -240,27 +239,25 @@ class LobbyMixin(MovesMixin):
         async with self.storage.write() as tx:
             game = await self._game(tx, channel_id, live_only=True)
             if user_id != game.creator_id and not is_admin:
-                raise PermissionDenied(
-                    "Only the game's creator or a server admin can abandon the game."
-                )
+                raise PermissionDenied(tell("manage.abandon"))
             version = await tx.update_game(game.id, game.version, now=now,
                                            status=GameStatus.ABANDONED, paused_at=None)
             await tx.cancel_timers(game.id)
-            await tx.add_note(game.id, await tx.last_seq(game.id), "The game was abandoned.",
-                              now, user_id)
             seats = await tx.seats(game.id)
             game = await self._reload(tx, game.id)
-        info = self._info(game, seats, version)
-        text = "The game is abandoned. A new one can be created with /create."
+            info = self._info(game, seats, version)
+            lang = info.settings.language
+            await tx.add_note(game.id, await tx.last_seq(game.id),
+                              say("lobby.abandoned_note", lang), now, user_id)
+        text = say("lobby.abandoned", lang)
         if game.state is None:  # abandoned in its lobby
             return Outcome(game=info, public=[Post(text)])
         try:
             state = self._state(game)
         except EngineError:
             return Outcome(game=info, public=[Post(text)])
-        summary = status_text(state, info.names, GameStatus.ABANDONED).split("\n", 1)
+        summary = status_text(state, info.names, GameStatus.ABANDONED, lang).split("\n", 1)
         standing = summary[1] if len(summary) > 1 else ""
-        text = (f"The game is abandoned in round {state.round} of 7. Standing when it stopped:\n"
-                f"{standing}\nA new game can be created with /create.")
+        text = say("lobby.abandoned_standing", lang, round=state.round, standing=standing)
         image = self._boards(state, info.names, (), lang=info.settings.language)
         return Outcome(game=info, public=[Post(text, image)])

@@ -29,7 +29,6 @@ from ..storage import GameRow, MoveRow, PendingMoveRow
 from ..storage_api import QueriesAPI as Queries
 from ..storage_api import TxAPI as Tx
 from .core import (
-    _DAMAGED,
     DRAW_KINDS,
     DamagedGame,
     GameInfo,
@@ -49,6 +48,8 @@ from .outbox import outboxed
 from .texts import (
     _rename,
     events_text,
+    say,
+    tell,
 )
 
 # --- replay: the move log and the seed rebuild any state exactly (style 7) --------------------
@@ -84,16 +85,14 @@ def replay(
 
 
 
-_HELD_GONE = "This preview is no longer available; nothing was played. Run the command again."
-_HELD_DONE = {
-    "confirmed": "This move was already confirmed and played; /undo takes it back in your turn.",
-    "cancelled": "This preview was cancelled; nothing was played. Run the command again.",
-}
+def _held_refusal(state: str | None) -> str:
+    """Why a preview cannot be confirmed or cancelled (already done, or gone)."""
+    return tell(f"preview.{state}" if state in ("confirmed", "cancelled") else "preview.gone")
 
 
 def _choose(option: int) -> Choose:
     if option < 0:
-        raise MalformedAction("Choose one of the options by its number.", "R37")
+        raise MalformedAction(tell("moves.choose_number"), "R37")
     return Choose(option=option)
 
 
@@ -151,7 +150,7 @@ class MovesMixin(ServiceCore):
         async with self.storage.write() as tx:
             held = await self._held(tx, key, user_id)
             if not await tx.set_pending_state(key, "open", "confirmed"):
-                raise PermissionDenied(_HELD_DONE.get(held.state, _HELD_GONE))
+                raise PermissionDenied(_held_refusal(held.state))
             action = engine.parse_action(held.line)
             return await self._act(None, held.game_id, user_id, action, held.version)
 
@@ -161,16 +160,16 @@ class MovesMixin(ServiceCore):
         async with self.storage.write() as tx:
             held = await self._held(tx, key, user_id)
             if await tx.set_pending_state(key, "open", "cancelled"):
-                return "Cancelled: nothing was played."
-        return _HELD_DONE.get(held.state, _HELD_GONE)
+                return tell("preview.cancel")
+        return _held_refusal(held.state)
 
     @staticmethod
     async def _held(q: Queries, key: str, user_id: int) -> PendingMoveRow:
         held = await q.pending_move(key)
         if held is None:
-            raise NoGameHere(_HELD_GONE)
+            raise NoGameHere(_held_refusal(None))
         if held.user_id != user_id:
-            raise PermissionDenied("Only the player who asked for this preview can answer it.")
+            raise PermissionDenied(tell("preview.not_yours"))
         return held
 
     async def _act(
@@ -194,9 +193,7 @@ class MovesMixin(ServiceCore):
             state = self._state(game)
             self._check_running(game, state)
             if expect_version is not None and expect_version != game.version:
-                raise StaleState(
-                    "The game has moved on since this was shown to you; look again and retry."
-                )
+                raise StaleState(tell("moves.stale"))
             return await self._move(tx, game, info, state, seat, user_id, action, now)
 
     async def _move(
@@ -258,6 +255,7 @@ class MovesMixin(ServiceCore):
         a removed seat does the same at once whenever the game waits for it. Each automatic
         action is its own log entry with ``user_id`` NULL."""
         names = info.names
+        lang = info.settings.language
         version = game.version
         new = state
         events: list[Event] = []
@@ -268,7 +266,7 @@ class MovesMixin(ServiceCore):
             new, evs, version = await self._record(tx, game.id, version, new, actor, user_id,
                                                    action, names, now)
             events += evs
-            texts.append(events_text(evs, names))
+            texts.append(events_text(evs, names, lang))
         removed = {s.seat for s in info.seats if s.removed}
         told: set[int] = set()
         for _ in range(500):  # a seat's turn is a few actions; the bound only guards bugs
@@ -281,8 +279,7 @@ class MovesMixin(ServiceCore):
                 break
             if seat in removed and seat not in told:
                 told.add(seat)
-                texts.append(f"({names.get(seat, '?')} has left the game: the bot plays the "
-                             "default for that seat.)")
+                texts.append(say("moves.left_default", lang, name=names.get(seat, "?")))
             auto: Action
             if new.pending is not None:
                 auto = Choose(option=engine.default_choice(new))
@@ -291,16 +288,16 @@ class MovesMixin(ServiceCore):
             new, evs, version = await self._record(tx, game.id, version, new, seat, None, auto,
                                                    names, now)
             events += evs
-            texts.append(events_text(evs, names))
+            texts.append(events_text(evs, names, lang))
         info = replace(info, version=version, status=GameStatus.OVER if new.over else info.status)
         await self._schedule(tx, info, new, now)
         out = self._after_move(info, state, new, events, actor, "\n".join(t for t in texts if t))
         if new.over:  # the end-of-game picture: where every player's Ecus came from
             live = effective_moves(await tx.moves(game.id))
             out.public.append(Post(
-                "The game in one picture: each player's Ecus by board and round.",
-                Image("summary", new, names, (), "The end-of-game summary", seed=game.seed,
-                      moves=[(m.seat, m.action) for m in live], lang=info.settings.language)))
+                say("moves.summary", lang),
+                Image("summary", new, names, (), say("moves.summary_alt", lang), seed=game.seed,
+                      moves=[(m.seat, m.action) for m in live], lang=lang)))
         return out
 
     def _after_move(
@@ -309,7 +306,7 @@ class MovesMixin(ServiceCore):
     ) -> Outcome:
         names = info.names
         if text is None:
-            text = events_text(events, names)
+            text = events_text(events, names, info.settings.language)
         out = Outcome(
             game=info,
             public=[Post(text, self._boards(new, names, events, "move",
@@ -339,35 +336,31 @@ class MovesMixin(ServiceCore):
             seat = self._seat(info, user_id)
             state = self._state(game)
             names = info.names
+            lang = info.settings.language
             if state.over:
-                raise GameOver("The game is over: nothing can be undone (R50).")
+                raise GameOver(tell("undo.over"))
             self._check_running(game, state)
             if seat != state.turn:
-                raise NotYourTurn(
-                    f"Undo works only in your own turn; it is {names[state.turn]}'s turn."
-                )
+                raise NotYourTurn(tell("undo.not_your_turn", name=names[state.turn]))
             entries = await tx.moves(game.id, after_seq=game.checkpoint_seq)
             stack = effective_moves(entries)
             if not stack:
                 raise UndoRefused(await self._floor_reason(tx, game))
             last = stack[-1]
             if last.seat != seat:
-                raise UndoRefused(
-                    f"{names.get(last.seat, '?')} has answered a choice since your last action; "
-                    "undo cannot take back another player's move."
-                )
+                raise UndoRefused(tell("undo.other_player", name=names.get(last.seat, "?")))
             if game.checkpoint is None:
-                raise DamagedGame(_DAMAGED)
+                raise DamagedGame(tell("refusal.damaged"))
             try:
                 base = GameState.model_validate_json(game.checkpoint)
             except (ValidationError, ValueError) as exc:
-                raise DamagedGame(_DAMAGED) from exc
+                raise DamagedGame(tell("refusal.damaged")) from exc
             restored = base
             for m in stack[:-1]:
                 restored, _ = engine.apply(restored, m.seat, engine.parse_action(m.action))
-            undone_events = events_of(last.events)
-            what = events_text(undone_events, names) or "the last action"
-            text = f"{names[seat]} takes back: {what}"
+            undone_events = events_of(last.events, lang)
+            what = events_text(undone_events, names, lang) or say("undo.last_action", lang)
+            text = say("undo.takes_back", lang, name=names[seat], what=what)
             undo_event = Event(kind="undo", text=text, seat=seat)
             seq = await tx.last_seq(game.id) + 1
             await tx.append_move(
@@ -390,13 +383,11 @@ class MovesMixin(ServiceCore):
     @staticmethod
     async def _floor_reason(q: Queries, game: GameRow) -> str:
         if game.checkpoint_seq == 0:
-            return "Nothing to undo: your turn has only just started."
+            return tell("undo.nothing")
         rows = await q.moves(game.id, after_seq=game.checkpoint_seq - 1)
         kind = json.loads(rows[0].action).get("kind") if rows else None
         if kind == "exchange":
-            return ("You drew cards with your exchange (R9); undo never goes back across a card "
-                    "draw.")
+            return tell("undo.after_exchange")
         if kind == "holdem":
-            return ("You took face-up cards with Hold'em (R10); undo never goes back across a "
-                    "card draw.")
-        return "Nothing to undo: your turn has only just started."
+            return tell("undo.after_holdem")
+        return tell("undo.nothing")

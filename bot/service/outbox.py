@@ -25,6 +25,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
 from typing import Any, Concatenate, Literal, ParamSpec, Protocol, TypeVar
 
+from .. import i18n
 from ..storage import OutboxRow
 from ..storage_api import StorageAPI as Storage
 from ..storage_api import TxAPI as Tx
@@ -65,6 +66,9 @@ class Delivery:
     name: str = ""  # the addressee's display name in this game (notices)
     created_at: float = 0.0
     late: bool = False
+    # the language of the words the transport adds (a fallback, a notice), fixed when the row
+    # was written: the game's, or the reader's for a reply (a later change rewrites nothing)
+    lang: str = "en"
 
     @property
     def nonce(self) -> str:
@@ -143,7 +147,7 @@ async def record(tx: Tx, outcome: Outcome, now: float) -> None:
     game = outcome.game
     if game is None:
         return
-    base = {"channel_id": game.channel_id}
+    base = {"channel_id": game.channel_id, "lang": game.settings.language}
     dumped: dict[int, Any] = {}  # a state's JSON, made once for all the images that show it
 
     def name_of(user_id: int) -> str:
@@ -171,7 +175,8 @@ async def record(tx: Tx, outcome: Outcome, now: float) -> None:
         reply = outcome.reply
         outcome.reply_row = await tx.add_outbox(
             game_id=game.game_id, kind="reply", user_id=None, now=now, body=json.dumps({
-                **base, "text": reply.text, "image": _image_json(reply.image, dumped),
+                **base, "lang": i18n.language(i18n.reader()),
+                "text": reply.text, "image": _image_json(reply.image, dumped),
                 "ephemeral": reply.ephemeral, "decision": _decision_json(outcome.decision)}))
         outcome.outbox.append(outcome.reply_row)
 
@@ -188,7 +193,7 @@ def delivery(row: OutboxRow, now: float) -> Delivery:
         decision=_decision_from(body.get("decision")), fallback=body.get("fallback"),
         direct_kind=body.get("direct_kind"), ephemeral=bool(body.get("ephemeral", True)),
         name=body.get("name", ""), created_at=row.created_at,
-        late=now - row.created_at > LATE_AFTER,
+        late=now - row.created_at > LATE_AFTER, lang=str(body.get("lang", "en")),
     )
 
 
@@ -200,7 +205,7 @@ def reply_delivery(outcome: Outcome) -> Delivery:
         row_id=0, game_id=game.game_id if game else 0, channel_id=game.channel_id if game else 0,
         kind="reply", user_id=None, text=reply.text if reply else "",
         image=reply.image if reply else None, decision=outcome.decision,
-        ephemeral=reply.ephemeral if reply else True)
+        ephemeral=reply.ephemeral if reply else True, lang=i18n.language(i18n.reader()))
 
 
 # --- delivering ------------------------------------------------------------------------------

@@ -16,10 +16,10 @@ from engine import (
     PublicView,
 )
 
+from .. import i18n
 from ..storage import GameRow, MoveRow
 from ..storage_api import QueriesAPI as Queries
 from .core import (
-    _DAMAGED,
     DamagedGame,
     GameInfo,
     GameStatus,
@@ -37,9 +37,12 @@ from .core import (
 from .moves import MovesMixin, effective_moves, replay
 from .texts import (
     _rename,
+    cards_text,
     events_text,
     hand_text,
+    say,
     status_text,
+    tell,
     when,
 )
 
@@ -69,25 +72,28 @@ class ReadingMixin(MovesMixin):
             seats = await q.seats(game.id)
             timers = await q.timers(game.id)
         info = self._info(game, seats)
+        lang = info.settings.language  # the answer is public: the table's language
         if game.status == GameStatus.LOBBY:
-            names = ", ".join(s.name for s in seats) or "nobody"
+            names = ", ".join(s.name for s in seats) or say("status.nobody", lang)
             return Outcome(game=info, reply=Reply(
-                f"The game is waiting for players: {names}. Join with /join.", ephemeral=False))
+                say("status.lobby", lang, names=names), ephemeral=False))
         state = self._state(game)
-        text = status_text(state, info.names, game.status)
+        text = status_text(state, info.names, game.status, lang)
         if game.status == GameStatus.ACTIVE:
             if game.paused_at is not None:
-                text += f"\nPaused since {when(game.paused_at)}; /resume starts it again."
+                text += "\n" + say("status.paused", lang, since=when(game.paused_at))
             for t in timers:
                 if t.kind == TimerKind.DEADLINE and t.seat is not None:
-                    text += f"\nDeadline for {info.names.get(t.seat, '?')}: {when(t.due_at)}."
+                    text += "\n" + say("status.deadline", lang, name=info.names.get(t.seat, "?"),
+                                       due=when(t.due_at))
             away = [s for s in info.seats if s.away_until and s.away_until > self.clock()]
             for s in away:
                 assert s.away_until is not None
-                text += f"\n{s.name} is away until {when(s.away_until, 'f')}."
+                text += "\n" + say("status.away", lang, name=s.name,
+                                   until=when(s.away_until, "f"))
             gone = [s.name for s in info.seats if s.removed]
             if gone:
-                text += "\nRemoved (played by default): " + ", ".join(gone) + "."
+                text += "\n" + say("status.removed", lang, names=", ".join(gone))
         image = self._boards(state, info.names, (), lang=info.settings.language)
         out = Outcome(game=info, reply=Reply(text, image, False))
         if state.pending is not None:
@@ -102,8 +108,11 @@ class ReadingMixin(MovesMixin):
         info = self._info(game, seats)
         seat = self._seat(info, user_id)
         state = self._state(game)
-        dm = self._hand_dm(state, seat, info)
-        return Outcome(game=info, reply=Reply(hand_text(state, seat), dm.image, True))
+        lang = i18n.language(i18n.reader())  # a private answer: the picture in his words too
+        image = Image("hand", state, info.names, (),
+                      say("image.hand_alt", lang, cards=cards_text(state.players[seat].hand, lang)),
+                      seat=seat, lang=lang)
+        return Outcome(game=info, reply=Reply(hand_text(state, seat, lang), image, True))
 
     async def history(self, channel_id: int, limit: int = 15) -> Outcome:
         entries = await self.history_entries(channel_id, limit)
@@ -116,7 +125,7 @@ class ReadingMixin(MovesMixin):
         keyed += [((n.after_seq, 1, n.id), f"  ({n.text})") for n in notes
                   if n.after_seq >= first - 1 or not entries]
         lines = [text for _, text in sorted(keyed)][-limit:]
-        text = "\n".join(lines) if lines else "No moves yet."
+        text = "\n".join(lines) if lines else tell("history.none")
         return Outcome(game=info, reply=Reply(text, None, True))
 
     async def history_entries(self, channel_id: int, limit: int = 1000) -> list[HistoryEntry]:
@@ -125,10 +134,11 @@ class ReadingMixin(MovesMixin):
             seats = await q.seats(game.id)
             moves = await q.last_moves(game.id, limit)
         names = {s.seat: s.name for s in seats}
+        lang = i18n.reader()  # /history answers its reader privately
         out = []
         for m in moves:
-            events = events_of(m.events)
-            text = events_text(events, names).replace("\n", " ")
+            events = events_of(m.events, lang)
+            text = events_text(events, names, lang).replace("\n", " ")
             out.append(HistoryEntry(m.seq, m.seat, names.get(m.seat, "?"), m.kind, text,
                                     m.created_at))
         return out
@@ -144,11 +154,9 @@ class ReadingMixin(MovesMixin):
         try:  # off the event loop: a whole game takes up to ~100 ms (defect 16)
             state, checkpoint, seq = await asyncio.to_thread(replay, options, game.seed, moves)
         except (EngineError, ValidationError, ValueError, KeyError, TypeError) as exc:
-            raise damaged(game.id, "This game's move log cannot be replayed; it cannot be "
-                          "rebuilt automatically.") from exc
+            raise damaged(game.id, tell("rebuild.no_replay")) from exc
         if engine.invariant_problems(state):
-            raise damaged(game.id, "This game's move log replays to a broken state; it cannot "
-                          "be rebuilt automatically.")
+            raise damaged(game.id, tell("rebuild.broken_replay"))
         return state, checkpoint, seq
 
     async def move_comparison(self, channel_id: int, seq: int | None = None) -> Outcome:
@@ -160,30 +168,29 @@ class ReadingMixin(MovesMixin):
             moves = await q.moves(game.id)
         info = self._info(game, seats)
         if game.status == GameStatus.LOBBY:
-            raise NotStarted("The game has not started yet: there is no move to show.")
+            raise NotStarted(tell("compare.not_started"))
         live = effective_moves(moves)
         if seq is None and not live:
-            raise ServiceError("No move has been played yet.")
+            raise ServiceError(tell("compare.no_move"))
         target = live[-1] if seq is None else next((m for m in live if m.seq == seq), None)
         if target is None:
             if any(m.seq == seq for m in moves):
-                raise ServiceError(
-                    f"Move {seq} was taken back or is an undo; pick another number from /history."
-                )
-            raise ServiceError(f"There is no move {seq}; /history lists the moves' numbers.")
+                raise ServiceError(tell("compare.undone", seq=seq))
+            raise ServiceError(tell("compare.missing", seq=seq))
         options = engine.Options(players=len(seats), holdem=info.settings.holdem)
         try:  # a whole game's replay takes up to ~100 ms: off the event loop (defect 16)
             before, after, events = await asyncio.to_thread(
                 _replay_to, options, game.seed, live, target)
         except (EngineError, ValidationError, ValueError) as exc:
-            raise DamagedGame(_DAMAGED) from exc
+            raise DamagedGame(tell("refusal.damaged")) from exc
         names = info.names
-        what = events_text(events, names).split("\n")[0]
-        title = f"Move {target.seq}: {what}"
+        lang = i18n.reader()
+        what = events_text(events, names, lang).split("\n")[0]
+        title = tell("compare.title", seq=target.seq, what=what)
         image = Image("compare", after, names, events, title, before=before,
-                      lang=info.settings.language)
-        return Outcome(game=info, reply=Reply(f"{title}\nBefore (left) and after (right).",
-                                              image), events=list(events))
+                      lang=i18n.language(lang))  # a private answer: the reader's language
+        return Outcome(game=info, reply=Reply(title + "\n" + tell("compare.sides"), image),
+                       events=list(events))
 
     async def replayed_state(self, channel_id: int) -> GameState:
         """The state the move log and seed give (for checks and tests)."""
@@ -208,7 +215,7 @@ class ReadingMixin(MovesMixin):
         Raises the same refusals as ``act``."""
         info, state, seat = await self.seat_state(channel_id, user_id)
         if seat is None:
-            raise NotSeated("You are not playing in this game; only its players may do that.")
+            raise NotSeated(tell("refusal.not_seated"))
         try:
             after, events = engine.preview(state, seat, action)
         except EngineError as exc:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Any
 
 import engine
 from engine import (
@@ -11,6 +12,9 @@ from engine import (
     Event,
     GameState,
 )
+from engine.state import Choice
+
+from .. import i18n
 
 # --- texts ------------------------------------------------------------------------------------
 
@@ -37,85 +41,141 @@ def hours_text(hours: float) -> str:
     return f"{hours:g} h"
 
 
+# --- the words of the game, in a language -----------------------------------------------------
+# ``lang`` is a language or Discord locale ("fr", "de", "en-US"; None is English): the game's
+# (GameSettings.language) for what the table reads, the reader's (i18n.reader()) for a reply.
+
+
+def say(key: str, lang: str | None, **params: Any) -> str:
+    """The catalogue's sentence ``key`` in ``lang`` (bot/locales)."""
+    return i18n.text(key, lang, **params)
+
+
+def tell(key: str, **params: Any) -> str:
+    """The sentence ``key`` for the author of the running command, in his client's language."""
+    return i18n.private(key, **params)
+
+
+def counted(key: str, count: int, lang: str | None, **params: Any) -> str:
+    """A counted sentence: ``key.one`` for 1, ``key.other`` for any other count."""
+    return say(f"{key}.{'one' if count == 1 else 'other'}", lang, count=count, **params)
+
+
+def age_name(age: engine.Age, lang: str | None) -> str:
+    """Might, Faith, Reason in ``lang`` (Puissance, Foi, Raison; Macht, Glaube, Vernunft)."""
+    return i18n.lookup(f"choices.age.{age.label.lower()}", lang) or age.label
+
+
 _FAMILY_LETTER = {"military": "m", "religious": "r", "civil": "c"}
 
 
-def cards_text(cards: Sequence[engine.Family]) -> str:
+def cards_text(cards: Sequence[engine.Family], lang: str | None = None) -> str:
     if not cards:
-        return "no cards"
+        return say("cards.none", lang)
     counts = {f: sum(1 for c in cards if c is f) for f in engine.Family}
-    words = ", ".join(f"{n} {f.value}" for f, n in counts.items() if n)
+    words = ", ".join(say("cards.count", lang, count=n, family=say(f"families.{f.value}", lang))
+                      for f, n in counts.items() if n)
     letters = "".join(_FAMILY_LETTER[c.value] for c in cards)
-    return f"{words} ({letters})"
+    return say("cards.list", lang, words=words, letters=letters)
 
 
-def allowance_text(state: GameState, seat: int) -> str:
+def allowance_text(state: GameState, seat: int, lang: str | None = None) -> str:
     """What each adventurer of ``seat`` may still pay this turn (R14), e.g. "adventurer 1 on
     Might: 2 more cards, adventurer 2 on Faith: 1 more card" (and the total where it binds)."""
     p = state.players[seat]
     parts = []
     for i, age in enumerate(p.adventurers):
         n = engine.adventurer_left(p, i)
-        parts.append(f"adventurer {i + 1} on {age.label}: {n} more card{'' if n == 1 else 's'}")
+        parts.append(counted("hand.allowance", n, lang, number=i + 1, age=age_name(age, lang)))
     text = ", ".join(parts)
     if len(set(p.adventurers)) == 1:  # both on one board: the pair pays together
         n = engine.allowance(p, p.adventurers[0])
-        text += f" ({n} in all on {p.adventurers[0].label})"
+        text += say("hand.allowance_pair", lang, count=n, age=age_name(p.adventurers[0], lang))
     return text
 
 
-def hand_text(state: GameState, seat: int) -> str:
+def hand_text(state: GameState, seat: int, lang: str | None = None) -> str:
     p = state.players[seat]
-    where = " and ".join(a.label for a in p.adventurers)
-    text = (
-        f"Your hand: {cards_text(p.hand)}. {p.ecus} Ecus, {p.cubes} cubes, "
-        f"adventurers on {where}."
-    )
+    where = say("hand.and", lang).join(age_name(a, lang) for a in p.adventurers)
+    text = say("hand.hand", lang, cards=cards_text(p.hand, lang), ecus=p.ecus, cubes=p.cubes,
+               where=where)
     if state.turn == seat and not state.over:
-        text += f" This turn (R14): {allowance_text(state, seat)}."
+        text += say("hand.this_turn", lang, allowance=allowance_text(state, seat, lang))
     if state.options.holdem:
-        text += f" Face-up (Hold'em): {cards_text(state.reserve)}."
+        text += say("hand.holdem", lang, cards=cards_text(state.reserve, lang))
     return text
 
 
-def status_text(state: GameState, names: dict[int, str], status: str) -> str:
+def status_text(state: GameState, names: dict[int, str], status: str,
+                lang: str | None = None) -> str:
     lines = []
     if state.over:
-        lines.append("The game is over. Final fortunes:")
+        lines.append(say("status.over", lang))
     elif status == "abandoned":  # GameStatus.ABANDONED (texts.py comes before core.py)
-        lines.append("This game was abandoned.")
+        lines.append(say("status.abandoned", lang))
     else:
-        lines.append(f"Round {state.round} of 7: {names.get(state.turn, '?')}'s turn.")
+        lines.append(say("status.round", lang, round=state.round,
+                         name=names.get(state.turn, "?")))
     for p in state.players:
         mark = "▶ " if p.seat == state.turn and not state.over else "  "
-        where = "/".join(a.label for a in p.adventurers)
-        lines.append(
-            f"{mark}{names.get(p.seat, '?')}: {p.ecus} Ecus, {len(p.hand)} cards, "
-            f"{p.cubes} cubes, adventurers {where}"
-        )
+        where = "/".join(age_name(a, lang) for a in p.adventurers)
+        lines.append(mark + say("status.player", lang, name=names.get(p.seat, "?"), ecus=p.ecus,
+                                cards=len(p.hand), cubes=p.cubes, where=where))
         if p.seat == state.turn and not state.over:
-            lines.append(f"    this turn (R14): {allowance_text(state, p.seat)}")
+            lines.append(say("status.this_turn", lang,
+                             allowance=allowance_text(state, p.seat, lang)))
     if state.options.holdem:
-        lines.append(f"Face-up cards: {cards_text(state.reserve)}")
+        lines.append(say("status.holdem", lang, cards=cards_text(state.reserve, lang)))
     if state.pending is not None:
         who = names.get(state.pending.seat, "?")
-        prompt = format_names(state.pending.prompt, names)
-        lines.append(f"Waiting for {who} to choose: {prompt}")
+        prompt = format_names(event_prompt(state, lang), names)
+        lines.append(say("status.waiting", lang, name=who, prompt=prompt))
     if state.over:
-        lines.append("Winner: " + " and ".join(names.get(s, "?") for s in state.winners))
+        winners = say("hand.and", lang).join(names.get(s, "?") for s in state.winners)
+        lines.append(say("status.winner", lang, names=winners))
     return "\n".join(lines)
 
 
-def events_text(events: Sequence[Event], names: dict[int, str]) -> str:
+# --- the engine's sentences: the seams to engine.describe and engine.explain ------------------
+
+
+def event_sentence(event: Event, lang: str | None) -> str:
+    """The event's sentence in ``lang``, seat tokens ({P0}) kept for ``format_names``."""
+    return event.text
+
+
+def breakdown_sentences(event: Event, lang: str | None) -> list[str]:
+    """The lines under an event (an income's breakdown), in ``lang``."""
+    return list(event.breakdown)
+
+
+def event_prompt(state: GameState, lang: str | None) -> str:
+    """The pending choice's question in ``lang``, seat tokens kept."""
+    assert state.pending is not None
+    return state.pending.prompt
+
+
+def choice_label(choice: Choice, lang: str | None) -> str:
+    """One option of the pending choice in ``lang`` (a button's label), seat tokens kept."""
+    return choice.label
+
+
+def refusal_sentence(error: EngineError, lang: str | None) -> str:
+    """An engine refusal in ``lang``, seat tokens kept."""
+    return error.message
+
+
+def events_text(events: Sequence[Event], names: dict[int, str], lang: str | None = None) -> str:
     lines = []
     for ev in events:
-        lines.append(format_names(ev.text, names))
-        lines.extend("  " + format_names(b, names) for b in ev.breakdown)
+        lines.append(format_names(event_sentence(ev, lang), names))
+        lines.extend("  " + format_names(b, names) for b in breakdown_sentences(ev, lang))
     return "\n".join(lines)
 
 
 def _rename(exc: EngineError, names: dict[int, str]) -> EngineError:
-    """The engine writes seats as ``{P0}``; the user reads names."""
-    exc.message = format_names(exc.message, names)
+    """The engine's refusal for the author of the command: in his language, and with names
+    where the engine writes seats (``{P0}``)."""
+    exc.message = format_names(refusal_sentence(exc, i18n.reader()), names)
     exc.args = (exc.message,)
     return exc

@@ -32,9 +32,12 @@ from .moves import MovesMixin
 from .outbox import outboxed
 from .texts import (
     cards_text,
+    event_prompt,
+    event_sentence,
     format_names,
     hand_text,
     hours_text,
+    say,
     when,
 )
 
@@ -103,6 +106,7 @@ class TimersMixin(MovesMixin):
             deadline = next((t for t in timers if t.kind == TimerKind.DEADLINE), None)
             deadline_due = deadline is not None and deadline.due_at <= now
             mine = state.pending is not None and state.pending.seat == seat
+            lang = info.settings.language
 
             if timer.kind == TimerKind.REMINDER:
                 rest = {k: v for k, v in payload.items() if k != "noted"}
@@ -122,21 +126,19 @@ class TimersMixin(MovesMixin):
             if timer.kind == TimerKind.WARNING:
                 if deadline is None or deadline_due:
                     return out if out.public else None
-                what = ("your choice takes its default (R37)" if mine
-                        else "your turn ends by itself (cards kept, hand refilled)")
+                what = say("timers.default_choice" if mine else "timers.turn_ends", lang)
+                at = when(deadline.due_at)
                 out.direct.append(Direct(
                     me.user_id, "deadline_warning",
-                    f"The deadline of your game of Khronos in <#{info.channel_id}> is "
-                    f"{when(deadline.due_at)}: act before then, or {what}.\n{info.link}",
-                    fallback=f"{me.name}, your deadline is {when(deadline.due_at)}: act before "
-                             f"then, or {what}."))
+                    say("timers.warning", lang, channel=f"<#{info.channel_id}>", due=at,
+                        what=what, link=info.link),
+                    fallback=say("timers.warning_here", lang, name=me.name, due=at,
+                                 what=what)))
                 return out
             if timer.kind != TimerKind.DEADLINE:
                 return out if out.public else None
             hours = hours_text(info.settings.deadline_hours or 0)
-            intro = (f"Time is up for {me.name} (deadline {hours}): the bot plays "
-                     f"automatically for {me.name}: pending choices take their default (R37), "
-                     "then the turn ends (cards kept, hand refilled).")
+            intro = say("timers.time_up", lang, name=me.name, hours=hours)
             moved = await self._play(tx, game, info, state, now, timed_out=seat, intro=intro)
             moved.public[:0] = out.public
             return moved
@@ -152,43 +154,49 @@ class TimersMixin(MovesMixin):
         for t in overdue:
             if t.id != timer.id:
                 await tx.reschedule_timer(t.id, t.due_at, {**json.loads(t.payload), "noted": True})
-        words = {"reminder": "a reminder", "deadline_warning": "a deadline warning",
-                 "deadline": "the deadline"}
-        kinds = [words.get(t.kind, t.kind) for t in overdue]
-        name = info.names.get(timer.seat if timer.seat is not None else -1, "a player")
-        what = " and ".join(dict.fromkeys(kinds)) or words.get(timer.kind, "a timer")
-        return [f"While the bot was offline, {what} for {name} came due "
-                f"({when(min(t.due_at for t in overdue))}); handled now."]
+        lang = info.settings.language
+
+        def word(kind: str) -> str:
+            known = ("reminder", "deadline_warning", "deadline", "computer")
+            return say(f"timers.kind.{kind}" if kind in known else "timers.kind.other", lang)
+
+        kinds = [word(t.kind) for t in overdue]
+        name = info.names.get(timer.seat if timer.seat is not None else -1,
+                              say("timers.a_player", lang))
+        what = say("hand.and", lang).join(dict.fromkeys(kinds)) or word(timer.kind)
+        return [say("timers.offline", lang, what=what, name=name,
+                    due=when(min(t.due_at for t in overdue)))]
 
     async def _reminder_dm(self, q: Queries, info: GameInfo, state: GameState, seat: int,
                            since: float, *, first: bool) -> Direct:
         names = info.names
+        lang = info.settings.language
         me = info.seat_info(seat)
         assert me is not None
         if state.pending is not None and state.pending.seat == seat:
-            waiting = ("waits for your choice: "
-                       + format_names(state.pending.prompt, names))
+            waiting = say("timers.waits_choice", lang,
+                          prompt=format_names(event_prompt(state, lang), names))
         else:
-            waiting = f"waits for your turn (round {state.round} of 7)"
+            waiting = say("timers.waits_turn", lang, round=state.round)
         lines = [
-            f"Reminder: your game of Khronos in <#{info.channel_id}> {waiting}"
+            say("timers.reminder", lang, channel=f"<#{info.channel_id}>", waiting=waiting)
             + ("" if waiting.endswith((".", "?", "!")) else "."),
-            f"Waiting for you since {when(since)}: {info.link}",
-            hand_text(state, seat),
+            say("timers.since", lang, since=when(since), link=info.link),
+            hand_text(state, seat, lang),
         ]
         changes = await self._since_last_move(q, info, seat)
         if changes:
-            lines.append("Since your last move:")
+            lines.append(say("timers.changes", lang))
             lines.extend(changes)
-        lines.append(f"(At most one reminder every {hours_text(info.settings.reminder_hours)}; "
-                     "/mute stops them for this game.)")
+        lines.append(say("timers.how_often", lang,
+                         hours=hours_text(info.settings.reminder_hours)))
         image = Image("hand", state, names, (),
-                      f"Your hand: {cards_text(state.players[seat].hand)}", seat=seat,
-                      lang=info.settings.language)
+                      say("image.hand_alt", lang,
+                          cards=cards_text(state.players[seat].hand, lang)),
+                      seat=seat, lang=lang)
         decision = (self._decision(info, state)
                     if state.pending is not None and state.pending.seat == seat else None)
-        fallback = (f"{me.name}, the game has been waiting for you since {when(since)}. (Your "
-                    "direct messages are closed, so this is said here, once this turn.)"
+        fallback = (say("timers.reminder_here", lang, name=me.name, since=when(since))
                     if first else None)
         return Direct(me.user_id, "reminder", "\n".join(lines), image, decision, fallback)
 
@@ -198,11 +206,13 @@ class TimersMixin(MovesMixin):
         """The other players' log entries since the seat's last one, in words."""
         last = await q.last_seq_of_seat(info.game_id, seat)
         moves = [m for m in await q.moves(info.game_id, after_seq=last) if m.seat != seat]
+        lang = info.settings.language
         lines = []
         for m in moves:
-            events = events_of(m.events)
-            text = " ".join(format_names(e.text, info.names) for e in events)
+            events = events_of(m.events, lang)
+            text = " ".join(format_names(event_sentence(e, lang), info.names) for e in events)
             lines.append("- " + (text[:180] + "…" if len(text) > 180 else text))
         if len(lines) > limit:
-            lines = [f"- … {len(lines) - limit} earlier moves", *lines[-limit:]]
+            lines = ["- … " + say("timers.earlier", lang, count=len(lines) - limit),
+                     *lines[-limit:]]
         return lines

@@ -37,6 +37,73 @@ def test_every_key_has_its_translation_with_the_same_placeholders(lang: str) -> 
         assert cat[key].strip(), (lang, key)
 
 
+# a catalogue call in the bot's code: say/tell/counted (bot/service/texts.py), i18n.text,
+# i18n.private, i18n.lookup; group 2 is its key, literal or the fixed start of an f-string
+KEY_CALL = re.compile(r"\b(say|tell|counted|i18n\.text|i18n\.private|i18n\.lookup)\(\s*"
+                      r"(f?\"[a-z_]+(?:\.[a-z_]+)*\.?(?:\{|\"))")
+
+
+def keys_in_code() -> tuple[set[str], set[str]]:
+    """The catalogue keys the bot's code names: whole keys, and the prefixes of keys it builds
+    (``manage.{what}``)."""
+    whole: set[str] = set()
+    prefixes: set[str] = set()
+    for path in Path("bot").rglob("*.py"):
+        for match in KEY_CALL.finditer(path.read_text(encoding="utf-8")):
+            literal = match.group(2)
+            if literal.startswith("f") and literal.endswith("{"):
+                prefixes.add(literal[2:-1])
+            elif literal.startswith("f"):
+                whole.add(literal[2:-1])
+            else:
+                key = literal[1:-1]
+                if match.group(1) == "counted":
+                    whole |= {f"{key}.one", f"{key}.other"}
+                else:
+                    whole.add(key)
+    return whole, prefixes
+
+
+def test_every_key_the_code_uses_is_in_the_english_catalogue() -> None:
+    """A sentence the code asks for exists in en.toml (or the command table), so each is also
+    checked for its French and German above; a key built from a value (``manage.{what}``)
+    has at least one entry under its prefix."""
+    source = english()
+    whole, prefixes = keys_in_code()
+    assert len(whole) > 150, "the scan finds the catalogue calls"
+    assert sorted(k for k in whole if k not in source) == []
+    assert sorted(p for p in prefixes if not any(k.startswith(p) for k in source)) == []
+
+
+def test_a_translated_sentence_names_the_commands_as_its_reader_sees_them() -> None:
+    """A French or German sentence tells of /rejoindre or /spiel fortsetzen, the names that
+    reader's Discord shows, never of the English /join or /game resume."""
+    from bot.textcommands import COMMANDS
+
+    english = {s.name for s in COMMANDS.values()} | set(GROUPS)
+    for lang in TRANSLATED:
+        local = {v for k, v in i18n.catalogue(lang).items()
+                 if k.startswith(("commands.", "groups.")) and k.endswith(".name")}
+        for key, value in i18n.catalogue(lang).items():
+            named = set(re.findall(r"(?<![\w/])/([^\W\d]\w*)", value))
+            assert not named & (english - local), (lang, key, value)
+
+
+def test_every_english_sentence_is_translated() -> None:
+    """A French or German entry equal to the English one is an entry left untranslated (a
+    few words are the same in both languages and are listed here)."""
+    same = {"cards.list", "suggest.cards_label", "suggest.label", "suggest.cards",
+            "image.hand_alt", "compare.title", "choices.language.en", "choices.language.fr",
+            "choices.language.de", "options.option", "options.holdem", "timers.warning_here"}
+    source = english()
+    for lang in TRANSLATED:
+        cat = i18n.catalogue(lang)
+        left = sorted(k for k, v in source.items()
+                      if cat.get(k) == v and k not in same and len(v) > 12
+                      and not k.startswith(("commands.", "options.", "choices.")))
+        assert left == [], (lang, left)
+
+
 @pytest.mark.parametrize("lang", TRANSLATED)
 def test_translated_names_are_valid_and_unique_where_discord_needs(lang: str) -> None:
     cat = i18n.catalogue(lang)
@@ -168,3 +235,53 @@ async def test_help_follows_the_players_discord_language(fake_discord: FakeDisco
     assert replies["de"] == help_text("de") and "/bauen" in replies["de"]
     assert "/spiel pause" in replies["de"]
     assert replies["es-ES"] == help_text() and "/build keep C4 might" in replies["es-ES"]
+
+
+async def test_a_french_client_is_refused_in_french_and_a_german_game_posts_german(
+        fake_discord: FakeDiscord, tmp_path: Path) -> None:
+    """Through discord.py and the fake Discord: a player whose client is French reads his
+    refusal in French, ephemeral; once the creator sets /game settings language:de, the
+    channel reads German (settings, the start, the turn ping, the notice that a player's DMs
+    are closed, with its button), and a refusal to an English client stays English."""
+    fake = fake_discord
+    guild = fake.add_guild()
+    ch = fake.add_channel(guild, "khronos")
+    alice = fake.add_user("alice")
+    bob = fake.add_user("bob", locale="fr")
+    carl = fake.add_user("carl", locale="fr", dms_open=False)
+    bot, storage = await make_bot(fake, tmp_path, guild)
+    try:
+        async with fake.running(bot):
+            await run(fake, alice, ch, "create", players=3)
+            await run(fake, bob, ch, "join")
+            refused = await run(fake, bob, ch, "start")  # bob is not the creator
+            words = refused.messages[-1]
+            assert words.ephemeral
+            assert words.content == i18n.text("manage.start", "fr")
+            assert words.content.startswith("Seul le créateur de la partie")
+
+            settings = await run(fake, alice, ch, "game settings", language="de")
+            posted = await fake.wait_for_message(
+                ch, lambda m: "stellt ein" in m.content, timeout=10)
+            assert posted.content.endswith("Sprache: Deutsch.")
+            assert settings.messages  # alice's own answer came too
+
+            english = await run(fake, alice, ch, "hand")  # the game has not started
+            assert english.messages[-1].content == i18n.text("refusal.not_started", None)
+            assert english.messages[-1].content.startswith("The game has not started yet")
+
+            await run(fake, carl, ch, "join")  # the third seat: the game starts by itself
+            begins = await fake.wait_for_message(
+                ch, lambda m: "Die Partie beginnt" in m.content, timeout=10)
+            assert "carl tritt bei; die Partie ist voll." in begins.content
+            ping = await fake.wait_for_message(
+                ch, lambda m: "du bist am Zug (Runde 1 von 7)" in m.content, timeout=10)
+            assert ping.id > begins.id
+            closed = await fake.wait_for_message(
+                ch, lambda m: "Direktnachrichten von carl sind geschlossen" in m.content,
+                timeout=10)
+            labels = [c.get("label") for row in closed.components
+                      for c in row.get("components", [])]
+            assert labels == ["Meine Hand zeigen"]
+    finally:
+        await storage.close()

@@ -1,5 +1,6 @@
 """A game's language (`/game settings language:fr`): its pictures and their alt texts are drawn
-in it; hours and deadlines are left as they were; a bad value changes nothing."""
+in it, and what the bot posts in the channel is written in it; hours and deadlines are left as
+they were; a bad value changes nothing."""
 
 from __future__ import annotations
 
@@ -29,7 +30,8 @@ async def test_a_french_game_draws_its_pictures_in_french(
     before = await deadlines(storage, 7)
     clock.now += 600
     out = await service.update_settings(7, creator, language="fr")
-    assert "pictures in Français" in out.public[0].text
+    # said in the game's new language, as everything the table reads from now on
+    assert "langue : Français" in out.public[0].text
     assert await deadlines(storage, 7) == before  # a language is not a reason for more time
     shown = await service.update_settings(7, 72)  # anyone may read the settings
     assert shown.reply is not None and "Français" in shown.reply.text
