@@ -132,7 +132,7 @@ async def test_a_process_holding_the_claim_sends_the_writers_rows_and_not_its_re
     draining = asyncio.create_task(b.drain())
     await asyncio.wait_for(table.waiting.wait(), 5)  # B holds the claim, in its first send
     out = await service.away(1, 11, 2)
-    answering = asyncio.create_task(answer(a, a_side, out))
+    answering = asyncio.create_task(answer(a, a_side, out, wait=60))  # a slow machine too
     await asyncio.sleep(0.2)  # A polls for the claim
     assert not answering.done()
     table.gate.set()
