@@ -44,6 +44,11 @@ KEEP_SENT = 24 * 3600.0  # delivered rows are pruned after a day
 CLAIM_FOR = 60.0
 CLAIM_WAIT = 5.0
 CLAIM_POLL = 0.05
+# this process, as the writer of a reply row: only the process whose interaction asked can
+# answer it (the interaction lives in its memory), so another process delivering the game
+# skips the row, without waiting for it, until the token is dead (REPLY_WINDOW after the
+# commit), then drops it (docs/storage-postgres.md, "A reply row belongs to its writer")
+PROCESS = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 RowKind = Literal["post", "ping", "direct", "reply"]
 
@@ -69,6 +74,7 @@ class Delivery:
     # the language of the words the transport adds (a fallback, a notice), fixed when the row
     # was written: the game's, or the reader's for a reply (a later change rewrites nothing)
     lang: str = "en"
+    writer: str = ""  # a reply: the process that wrote it (``PROCESS``); "" in older rows
 
     @property
     def nonce(self) -> str:
@@ -177,7 +183,8 @@ async def record(tx: Tx, outcome: Outcome, now: float) -> None:
             game_id=game.game_id, kind="reply", user_id=None, now=now, body=json.dumps({
                 **base, "lang": i18n.language(i18n.reader()),
                 "text": reply.text, "image": _image_json(reply.image, dumped),
-                "ephemeral": reply.ephemeral, "decision": _decision_json(outcome.decision)}))
+                "ephemeral": reply.ephemeral, "decision": _decision_json(outcome.decision),
+                "writer": PROCESS}))
         outcome.outbox.append(outcome.reply_row)
 
 
@@ -194,6 +201,7 @@ def delivery(row: OutboxRow, now: float) -> Delivery:
         direct_kind=body.get("direct_kind"), ephemeral=bool(body.get("ephemeral", True)),
         name=body.get("name", ""), created_at=row.created_at,
         late=now - row.created_at > LATE_AFTER, lang=str(body.get("lang", "en")),
+        writer=str(body.get("writer", "")),
     )
 
 
@@ -218,8 +226,10 @@ class Deliverer:
     reply); ``drain()`` does every game (at start: what a crash or a stop left unsent); the
     background task started by ``start()`` retries rows whose backoff has passed. A reply row
     is sent through the sender registered for it (``expect_reply``), the interaction that
-    asked; without one, it waits while that interaction may still come (``REPLY_WINDOW``,
-    rows of this run only) and is then dropped as ``expired``.
+    asked; without one, it is skipped (the game's later rows go on) while that interaction
+    may still come, and is then dropped as ``expired``: a row of this process, while it is of
+    this run and younger than ``REPLY_WINDOW``; a row another process wrote (its ``writer``),
+    while it is younger than ``REPLY_WINDOW``, whether that process lives or not.
     """
 
     def __init__(self, storage: Storage, transport: Transport, *,
@@ -230,6 +240,7 @@ class Deliverer:
         self.clock = clock
         self.sleep = sleep
         self.started_at = clock()
+        self.process = PROCESS  # the writer of this process's reply rows
         self._locks: dict[int, asyncio.Lock] = {}
         self._replies: dict[int, ReplySender] = {}
         self._wake = asyncio.Event()
@@ -343,9 +354,8 @@ class Deliverer:
         if item.kind == "reply":
             sender = self._replies.pop(row.id, None)
             if sender is None:
-                fresh = row.created_at >= self.started_at and now - row.created_at < REPLY_WINDOW
-                if fresh:
-                    return "skipped"  # its interaction is still being handled in this run
+                if self._may_be_answered(item, now):
+                    return "skipped"  # its interaction is still being handled, here or there
                 await self._mark(row.id, "expired")
                 return "done"
             try:
@@ -382,6 +392,17 @@ class Deliverer:
         await self._mark(row.id, f"late {result}" if item.late else result)
         self.delivered += 1
         return "done"
+
+    def _may_be_answered(self, item: Delivery, now: float) -> bool:
+        """Whether the reply row's interaction may still answer it: no process can once its
+        token is dead; another process's row is its writer's until then (alive or not: this
+        process cannot tell, and cannot answer it either); a row of this process, only if it
+        was written in this run (rows without a writer, from before, count as this process's)."""
+        if now - item.created_at >= REPLY_WINDOW:
+            return False
+        if item.writer and item.writer != self.process:
+            return True
+        return item.created_at >= self.started_at
 
     async def _mark(self, row_id: int, result: str) -> None:
         async with self.storage.write() as tx:
