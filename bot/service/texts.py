@@ -136,33 +136,33 @@ def status_text(state: GameState, names: dict[int, str], status: str,
     return "\n".join(lines)
 
 
-# --- the engine's sentences: the seams to engine.describe and engine.explain ------------------
+# --- the engine's sentences, in a language (engine.describe, engine.explain) ------------------
 
 
 def event_sentence(event: Event, lang: str | None) -> str:
     """The event's sentence in ``lang``, seat tokens ({P0}) kept for ``format_names``."""
-    return event.text
+    return engine.describe(event, i18n.language(lang))
 
 
 def breakdown_sentences(event: Event, lang: str | None) -> list[str]:
     """The lines under an event (an income's breakdown), in ``lang``."""
-    return list(event.breakdown)
+    return engine.describe_lines(event, i18n.language(lang))
 
 
 def event_prompt(state: GameState, lang: str | None) -> str:
     """The pending choice's question in ``lang``, seat tokens kept."""
     assert state.pending is not None
-    return state.pending.prompt
+    return engine.describe_prompt(state.pending, i18n.language(lang))
 
 
 def choice_label(choice: Choice, lang: str | None) -> str:
     """One option of the pending choice in ``lang`` (a button's label), seat tokens kept."""
-    return choice.label
+    return engine.describe_choice(choice, i18n.language(lang))
 
 
 def refusal_sentence(error: EngineError, lang: str | None) -> str:
     """An engine refusal in ``lang``, seat tokens kept."""
-    return error.message
+    return engine.explain(error, i18n.language(lang))
 
 
 def events_text(events: Sequence[Event], names: dict[int, str], lang: str | None = None) -> str:

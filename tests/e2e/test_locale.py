@@ -240,9 +240,10 @@ async def test_help_follows_the_players_discord_language(fake_discord: FakeDisco
 async def test_a_french_client_is_refused_in_french_and_a_german_game_posts_german(
         fake_discord: FakeDiscord, tmp_path: Path) -> None:
     """Through discord.py and the fake Discord: a player whose client is French reads his
-    refusal in French, ephemeral; once the creator sets /game settings language:de, the
-    channel reads German (settings, the start, the turn ping, the notice that a player's DMs
-    are closed, with its button), and a refusal to an English client stays English."""
+    refusals in French, ephemeral (the service's, and the engine's R8 out of turn); once the
+    creator sets /game settings language:de, the channel reads German (settings, the start,
+    the turn ping, the notice that a player's DMs are closed, with its button), and a refusal
+    to an English client stays English."""
     fake = fake_discord
     guild = fake.add_guild()
     ch = fake.add_channel(guild, "khronos")
@@ -283,5 +284,13 @@ async def test_a_french_client_is_refused_in_french_and_a_german_game_posts_germ
             labels = [c.get("label") for row in closed.components
                       for c in row.get("components", [])]
             assert labels == ["Meine Hand zeigen"]
+
+            # R8: the engine's refusal, in the French client's words, with a name for the seat
+            info, state = await bot.service.snapshot(ch.id)
+            waiting = bob if info.user_of(state.turn) != bob.id else carl
+            out_of_turn = await run(fake, waiting, ch, "end")
+            assert out_of_turn.messages[-1].ephemeral
+            assert out_of_turn.messages[-1].content == (
+                f"Ce n'est pas votre tour : c'est à {info.names[state.turn]} de jouer (R8).")
     finally:
         await storage.close()
