@@ -35,7 +35,6 @@ from .dispatcher import TimerDispatcher
 from .health import Heartbeat, heartbeat_path
 from .images import Renderer
 from .service import (
-    DAMAGED_NOTICE,
     DamagedGame,
     DecisionInfo,
     GameService,
@@ -531,8 +530,9 @@ class KhronosBot(commands.AutoShardedBot):
             async with self.service.storage.write() as tx:
                 first = await tx.notice_once(game_id, 0, "damaged", self.service.clock())
             if first:
+                lang = await self.service.game_language(game_id)
                 channel = await DiscordTransport(self)._channel(channel_id)
-                await channel.send(DAMAGED_NOTICE, allowed_mentions=NO_PINGS)
+                await channel.send(i18n.text("notice.damaged", lang), allowed_mentions=NO_PINGS)
         except Exception:
             log.exception("could not tell channel %s that game %s is damaged", channel_id,
                           game_id)

@@ -128,6 +128,15 @@ def damaged(game_id: int, message: str | None = None) -> DamagedGame:
     return exc
 
 
+def stored_language(game: GameRow) -> str:
+    """The game's language as stored, or English when its settings do not validate (a
+    damaged game is still told of its damage in its players' language when that survives)."""
+    try:
+        return GameSettings.model_validate_json(game.settings).language
+    except (ValidationError, ValueError):
+        return "en"
+
+
 def events_of(text: str, lang: str | None = None) -> list[Event]:
     """A log entry's events; a damaged record reads as one event saying so (never a crash)."""
     try:
@@ -586,6 +595,13 @@ class ServiceCore:
             return info.names[seat]
         lang = info.settings.language
         return say("who.creator" if user_id == info.creator_id else "who.admin", lang)
+
+    async def game_language(self, game_id: int) -> str:
+        """The language of game ``game_id`` (English if it is gone or its settings are
+        damaged), for what an adapter says in its channel outside any command's outcome."""
+        async with self.storage.read() as q:
+            game = await q.game(game_id)
+        return stored_language(game) if game is not None else "en"
 
     async def _by_id(self, q: Queries, game_id: int) -> GameRow:
         game = await q.game(game_id)

@@ -15,7 +15,6 @@ from ..storage import TimerRow
 from ..storage_api import QueriesAPI as Queries
 from ..storage_api import TxAPI as Tx
 from .core import (
-    DAMAGED_NOTICE,
     HOUR,
     OFFLINE_MARGIN,
     Direct,
@@ -27,6 +26,7 @@ from .core import (
     Post,
     TimerKind,
     events_of,
+    stored_language,
 )
 from .moves import MovesMixin
 from .outbox import outboxed
@@ -92,8 +92,9 @@ class TimersMixin(MovesMixin):
                 await tx.delete_timer(timer_id)
                 if not await tx.notice_once(game.id, 0, "damaged", now):
                     return None
-                return Outcome(game=self._info(game, seats, settings=GameSettings()),
-                               public=[Post(DAMAGED_NOTICE)])
+                lang = stored_language(game)
+                return Outcome(game=self._info(game, seats, settings=GameSettings(language=lang)),
+                               public=[Post(say("notice.damaged", lang))])
             seat = engine.current_seat(state)
             me = info.seat_info(seat) if seat is not None else None
             if seat is None or seat != timer.seat or me is None:

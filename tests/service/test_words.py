@@ -15,6 +15,7 @@ from bot.service.outbox import delivery
 from bot.storage import Storage
 from bot.textcommands import Context, execute, run_line
 from engine import MalformedAction
+from tests.pg.backend import AnyStorage, execute_raw
 
 from .conftest import Clock, current_user, random_move, started_game
 
@@ -163,3 +164,22 @@ async def test_a_private_answer_draws_its_picture_in_the_readers_language(
     assert out.reply.image.alt.startswith("Votre main : ")
     dm = next(d for d in start.direct if d.user_id == user and d.kind == "hand")
     assert dm.text.startswith("Deine Hand: ") and dm.image is not None and dm.image.lang == "de"
+
+
+async def test_a_damaged_french_game_is_told_so_in_french(service: GameService,
+                                                          storage: AnyStorage,
+                                                          clock: Clock) -> None:
+    """A damaged state leaves the settings readable: the channel hears of the damage in the
+    game's language; with the settings damaged too, in English."""
+    out = await started_game(service, 17, 2, seed=3, settings=GameSettings(language="fr"))
+    assert out.game is not None
+    await execute_raw(storage, "UPDATE games SET state = 'garbage' WHERE id = ?",
+                      out.game.game_id)
+    assert await service.game_language(out.game.game_id) == "fr"
+    clock.now += 25 * HOUR
+    said = [o for o in [await service.fire_timer(t) for t in await service.due_timers()] if o]
+    assert len(said) == 1
+    assert said[0].public[0].text.startswith("Les données enregistrées de cette partie")
+    await execute_raw(storage, "UPDATE games SET settings = 'garbage' WHERE id = ?",
+                      out.game.game_id)
+    assert await service.game_language(out.game.game_id) == "en"
