@@ -57,8 +57,10 @@ def tell(key: str, **params: Any) -> str:
 
 
 def counted(key: str, count: int, lang: str | None, **params: Any) -> str:
-    """A counted sentence: ``key.one`` for 1, ``key.other`` for any other count."""
-    return say(f"{key}.{'one' if count == 1 else 'other'}", lang, count=count, **params)
+    """A counted sentence: ``key.one`` for 1 (and 0 in French: "0 carte"), ``key.other`` for
+    any other count."""
+    one = count in (0, 1) if i18n.language(lang) == "fr" else count == 1
+    return say(f"{key}.{'one' if one else 'other'}", lang, count=count, **params)
 
 
 def age_name(age: engine.Age, lang: str | None) -> str:

@@ -12,6 +12,7 @@ import pytest
 
 from bot.service import HOUR, GameService, GameSettings, NotSeated, PermissionDenied
 from bot.service.outbox import delivery
+from bot.service.texts import counted
 from bot.storage import Storage
 from bot.textcommands import Context, execute, run_line
 from engine import MalformedAction
@@ -183,3 +184,17 @@ async def test_a_damaged_french_game_is_told_so_in_french(service: GameService,
     await execute_raw(storage, "UPDATE games SET settings = 'garbage' WHERE id = ?",
                       out.game.game_id)
     assert await service.game_language(out.game.game_id) == "en"
+
+
+@pytest.mark.parametrize(("lang", "count", "sentence"), [
+    (None, 0, "adventurer 1 on Might: 0 more cards"),
+    (None, 1, "adventurer 1 on Might: 1 more card"),
+    ("fr", 0, "aventurier 1 en Might : encore 0 carte"),
+    ("fr", 2, "aventurier 1 en Might : encore 2 cartes"),
+    ("de", 0, "Abenteurer 1 auf Might: noch 0 Karten"),
+    ("de", 1, "Abenteurer 1 auf Might: noch 1 Karte"),
+])
+def test_a_counted_sentence_follows_its_languages_plural(lang: str | None, count: int,
+                                                         sentence: str) -> None:
+    """R14's allowance line: French counts 0 as singular, English and German as plural."""
+    assert counted("hand.allowance", count, lang, number=1, age="Might") == sentence
