@@ -18,7 +18,7 @@ class EngineError(Exception):
 
     def __init__(
         self,
-        message: str | None,
+        message: str | None = None,  # None: worded from ``key`` (also when unpickled)
         rule: str | None = None,
         *,
         key: str = "",
