@@ -50,6 +50,9 @@ class EngineError(Exception):
     def __str__(self) -> str:
         return self.message
 
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.message!r})"
+
 
 class MalformedAction(EngineError):
     """The action does not make sense at all (unknown square, bad option, wrong shape)."""
