@@ -18,7 +18,7 @@ class EngineError(Exception):
 
     def __init__(
         self,
-        message: str | None,
+        message: str | None = None,  # None: worded from ``key`` (also when unpickled)
         rule: str | None = None,
         *,
         key: str = "",
@@ -49,6 +49,9 @@ class EngineError(Exception):
 
     def __str__(self) -> str:
         return self.message
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.message!r})"
 
 
 class MalformedAction(EngineError):

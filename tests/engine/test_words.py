@@ -5,6 +5,7 @@ language without a missing key."""
 
 from __future__ import annotations
 
+import pickle
 import random
 import re
 
@@ -313,3 +314,13 @@ def test_the_grammar_of_a_few_sentences() -> None:
         "{P0} baut eine Abtei auf B2 (Glaube) für 3 Religionskarten und erhält 2 Ecus Bonus "
         "(R17)."
     )
+
+
+def test_a_refusal_survives_pickling_with_its_words() -> None:
+    """Refusals cross process boundaries (the computer players' process pool)."""
+    err = IllegalAction.say("refusal.travel_there", "R13", age="faith")
+    copy = pickle.loads(pickle.dumps(err))
+    assert type(copy) is IllegalAction and copy.rule == "R13"
+    assert str(copy) == str(err) and explain(copy, "de") == explain(err, "de")
+    plain = pickle.loads(pickle.dumps(IllegalAction("R20 Dominion: no.", "R20")))
+    assert str(plain) == "R20 Dominion: no." and plain.rule == "R20"
