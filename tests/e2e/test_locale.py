@@ -1,20 +1,27 @@
 """French and German: complete catalogues, valid Discord names, and a synced payload that
-carries them; autocomplete in the player's language."""
+carries them; autocomplete, replies and refusals in the player's language; posts, pings and
+notices in the game's, also when sent after a restart."""
 
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+import engine
 from bot import i18n
+from bot.service import GameService
 from bot.slash import english_strings
+from bot.storage import Storage
 from bot.textcommands import COMMANDS, GROUPS
 from engine import Family
+from tests.e2e.conftest import Scene
 from tests.e2e.test_slash import first_player_has, make_bot, run, synced
 from tests.fakediscord.fake import FakeDiscord
+from tests.fakediscord.models import Perm
 
 TRANSLATED = ("fr", "de")
 # Discord's rule for slash command and option names (lowercase letters of any script,
@@ -294,3 +301,39 @@ async def test_a_french_client_is_refused_in_french_and_a_german_game_posts_germ
                 f"Ce n'est pas votre tour : c'est à {info.names[state.turn]} de jouer (R8).")
     finally:
         await storage.close()
+
+
+async def test_rows_sent_after_a_restart_keep_the_language_of_their_commit(
+        scene: Scene) -> None:
+    """A French game without Attach Files in its channel: a move is committed, the process
+    stops before sending, the game is set to German, and the bot starts 10 minutes later.
+    The move's post comes late in French, its "delayed" and picture-in-words framing in
+    French too; the settings post written after it comes in German."""
+    fake, ch = scene.fake, scene.ch
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    fake.set_permissions(ch, fake.bot_user, deny=Perm.ATTACH_FILES)
+    async with fake.running(scene.bot()) as bot:
+        await scene.slash(alice, "create", players=2)
+        await scene.slash(alice, "game settings", language="fr")
+        await scene.slash(bob, "join")
+        notice = await fake.wait_for_message(
+            ch, lambda m: "**Joindre des fichiers**" in m.content, timeout=10)
+        info, state = await bot.service.snapshot(ch.id)
+    first = info.user_of(state.turn)
+    assert first is not None and notice.content.startswith("Le bot n'a pas le droit")
+    async with Storage.in_dir(scene.data) as storage:  # committed, then the process stops
+        offline = GameService(storage)
+        await offline.act(ch.id, first, engine.EndTurn())
+        await offline.update_settings(ch.id, alice.id, language="de")
+    seen = len(fake.channel_messages(ch))
+    async with Storage.in_dir(scene.data) as storage:
+        later = GameService(storage, clock=lambda: time.time() + 600)
+        async with fake.running(scene.bot(service=later)):
+            german = await fake.wait_for_message(
+                ch, lambda m: "stellt ein" in m.content, timeout=10)
+            new = [m.content for m in fake.channel_messages(ch)[seen:]]
+    move = next(m for m in new if "termine son tour" in m)
+    assert move.startswith("(En retard : ceci s'est passé <t:")
+    assert "\n(Image : " in move and "Verspätet" not in move
+    assert german.content.startswith("(Verspätet: Das geschah <t:")
+    assert new.index(move) < new.index(german.content)
