@@ -12,14 +12,16 @@ from concurrent.futures import ProcessPoolExecutor
 import engine
 import render
 
+from . import i18n
 from .service import Image
 
 ALT_LIMIT = 1024  # Discord's limit for an attachment's description
 
 
-def names_list(names: dict[int, str]) -> list[str]:
+def names_list(names: dict[int, str], lang: str | None = None) -> list[str]:
     """Seat names as the renderer wants them: a list indexed by seat."""
-    return [names.get(i, f"Player {i + 1}") for i in range(max(names, default=-1) + 1)]
+    return [names.get(i, i18n.text("image.player", lang, n=i + 1))
+            for i in range(max(names, default=-1) + 1)]
 
 
 def render_image(image: Image) -> tuple[bytes, str, str]:
@@ -29,11 +31,12 @@ def render_image(image: Image) -> tuple[bytes, str, str]:
     - ``boards``: every age large (``boards.png``) or, with ``age``, that one (``might.png`` …);
     - ``hand``: a player's hand (``hand.png``); ``compare``: before and after a move;
     - ``summary``: the end-of-game picture, replayed from the seed and the move log."""
-    names = names_list(image.names)
     lang = image.lang
+    names = names_list(image.names, lang)
     if image.kind == "hand":
         assert isinstance(image.view, engine.PlayerView)
-        return render.hand_png(image.view, names, lang=lang), "hand.png", image.alt or "Your hand"
+        alt = image.alt or i18n.text("image.hand", lang)
+        return render.hand_png(image.view, names, lang=lang), "hand.png", alt
     if image.kind == "summary":
         assert image.state is not None and image.seed is not None
         moves = [(seat, engine.parse_action(action)) for seat, action in image.moves]
@@ -47,7 +50,8 @@ def render_image(image: Image) -> tuple[bytes, str, str]:
     if image.kind == "compare":
         png = render.before_after_png(image.before_view, view, names, highlights, image.alt,
                                      lang=lang)
-        return png, "before-after.png", f"The boards before and after. {image.alt}"[:ALT_LIMIT]
+        return png, "before-after.png", i18n.text("image.compare_alt", lang,
+                                                alt=image.alt)[:ALT_LIMIT]
     alt = render.alt_text(view, names, events, lang=lang)[:ALT_LIMIT]
     if image.age is not None:
         return (render.age_png(view, image.age, names, highlights, lang=lang),

@@ -8,7 +8,7 @@ import io
 from PIL import Image as PILImage
 
 import engine
-from bot.images import Renderer, render_image
+from bot.images import Renderer, names_list, render_image
 from bot.service import GameService, Image
 from tests.service.conftest import current_user, started_game
 
@@ -34,3 +34,23 @@ async def test_move_summary_and_boards_images_render_alike_in_threads_and_proces
     finally:
         pool.close()
     assert (await Renderer().render(move))[0] == png
+
+
+async def test_the_words_the_image_helper_adds_follow_the_pictures_language(
+        service: GameService) -> None:
+    """The alt text of the before/after picture and the name of a seat the game has not named
+    are in the picture's language, like the picture."""
+    await started_game(service, 2, players=2, seed=1)
+    info, state = await service.snapshot(2)
+    nameless = {1: info.names[1]}  # seat 0 has no name here: the helper supplies one
+    for lang, prefix, player in (("en", "The boards before and after.", "Player 1"),
+                                 ("fr", "Les plateaux avant et après.", "Joueur 1"),
+                                 ("de", "Die Spielpläne vorher und nachher.", "Spieler 1")):
+        compare = Image("compare", state, nameless, alt="A1", before=state, lang=lang)
+        _png, name, alt = render_image(compare)
+        assert name == "before-after.png"
+        assert alt == f"{prefix} A1"
+        assert names_list(nameless, lang) == [player, info.names[1]]
+        hand = Image("hand", state, nameless, seat=1, lang=lang)
+        assert render_image(hand)[2] == {"en": "Your hand", "fr": "Votre main",
+                                         "de": "Deine Hand"}[lang]
