@@ -466,6 +466,24 @@ def _remember(view: PlayerView, plan: Plan, chooser: random.Random) -> None:
         _PLANNED[fingerprint(player_view(state, view.seat))] = nxt
 
 
+def shortlist(root: GameState, seat: int, deadline: float) -> list[Plan]:
+    """The whole-turn plans ``normal`` weighs against the replies: the best few of the beam
+    search (distinct first actions first: that is what is decided now) and, always, the turn
+    easy would play, so that the search can only add to what easy sees."""
+    after, actions = finish_turn(root, seat)
+    easy_plan = Plan(actions, after, evaluate(after, seat, CAREFUL))
+    plans = plan_turns(root, seat, BEAM, deadline)
+    short: list[Plan] = []
+    for plan in plans:
+        if all(repr(p.actions[0]) != repr(plan.actions[0]) for p in short):
+            short.append(plan)
+    short = short[:SHORTLIST]
+    short += [p for p in plans if p not in short][: max(0, SHORTLIST - len(short))]
+    if all(p.actions != easy_plan.actions for p in short):
+        short.append(easy_plan)
+    return short
+
+
 def choose_normal(view: PlayerView, chooser: random.Random, budget_s: float) -> Action:
     """Its turn searched, then the rivals' replies, over sampled hidden hands.
 
@@ -484,18 +502,7 @@ def choose_normal(view: PlayerView, chooser: random.Random, budget_s: float) -> 
     deadline = start + budget_s
     seat = view.seat
     root = sample_state(view, chooser)
-    # what easy would play this turn: always weighed, on the same terms as the searched plans
-    after, actions = finish_turn(root, seat)
-    easy_plan = Plan(actions, after, evaluate(after, seat, CAREFUL))
-    plans = plan_turns(root, seat, BEAM, start + budget_s * PLAN_SHARE)
-    short: list[Plan] = []
-    for plan in plans:  # distinct first actions first: that is what is decided now
-        if all(repr(p.actions[0]) != repr(plan.actions[0]) for p in short):
-            short.append(plan)
-    short = short[:SHORTLIST]
-    short += [p for p in plans if p not in short][: max(0, SHORTLIST - len(short))]
-    if all(p.actions != easy_plan.actions for p in short):
-        short.append(easy_plan)
+    short = shortlist(root, seat, start + budget_s * PLAN_SHARE)
     last = 0.0  # how long the last sample took: no sample is begun that would end too late
     while len(short) > 1 and time.perf_counter() + last < deadline:
         began = time.perf_counter()
