@@ -246,24 +246,43 @@ def _play(state: GameState, seat: int, action: Action) -> GameState:
     return _resolve_choices(new)
 
 
+# The expansions of one search of ``normal`` (``_expanding``): position -> its steps, unscored.
+# Only while its own turn is searched on one sample: a step that ends the turn draws cards,
+# which differ from one sample to another.
+_EXPANDED: dict[str, list[tuple[list[Action], GameState]]] | None = None
+
+
+def _expand(state: GameState, seat: int) -> list[tuple[list[Action], GameState]]:
+    key = ""
+    if _EXPANDED is not None:
+        key = _position_key(state, seat)
+        found = _EXPANDED.get(key)
+        if found is not None:
+            return found
+    out: list[tuple[list[Action], GameState]] = []
+    for action in candidates(state, seat):
+        if isinstance(action, Travel):
+            moved = _play(state, seat, action)
+            for follow in candidates(moved, seat, only=action.to):
+                if isinstance(follow, EndTurn) or _board_of(follow) is action.to:
+                    out.append(([action, follow], _play(moved, seat, follow)))
+            continue
+        out.append(([action], _play(state, seat, action)))
+    if _EXPANDED is not None:
+        _EXPANDED[key] = out
+    return out
+
+
 def steps(state: GameState, seat: int, careful: bool = False) -> list[Step]:
     """Every candidate step from ``state`` with the position it leads to, scored for ``seat``.
 
     A travel alone gains nothing, so it is weighed together with what it enables: a card action
     on the board it reaches, or the end of the turn (income is collected where the adventurers
     stand, R46)."""
-    out: list[Step] = []
-    for action in candidates(state, seat):
-        if isinstance(action, Travel):
-            moved = _play(state, seat, action)
-            for follow in candidates(moved, seat, only=action.to):
-                if isinstance(follow, EndTurn) or _board_of(follow) is action.to:
-                    after = _play(moved, seat, follow)
-                    out.append(Step([action, follow], after, evaluate(after, seat, careful)))
-            continue
-        after = _play(state, seat, action)
-        out.append(Step([action], after, evaluate(after, seat, careful)))
-    return out
+    return [
+        Step(list(actions), after, evaluate(after, seat, careful))
+        for actions, after in _expand(state, seat)
+    ]
 
 
 def best_step(state: GameState, seat: int, careful: bool = False) -> Step:
@@ -361,11 +380,17 @@ def fingerprint(view: PlayerView) -> str:
 def _position_key(state: GameState, seat: int) -> str:
     """``fingerprint`` of a sampled state during the search, without building the view."""
     boards = [
-        sorted((t.type, t.at, t.owner, t.ruin, t.marker, sorted(t.cubes)) for t in b.tiles)
+        (
+            sorted((t.type, t.at, t.owner, t.ruin, t.marker, sorted(t.cubes)) for t in b.tiles),
+            sorted(b.hamlet_cubes.items()),
+        )
         for b in state.boards
     ]
-    players = [(p.ecus, p.cubes, p.adventurers, p.used, len(p.hand)) for p in state.players]
-    return repr((state.players[seat].hand, state.turn_state, boards, players))
+    players = [
+        (p.ecus, p.cubes, p.adventurers, p.used, p.shared, len(p.hand)) for p in state.players
+    ]
+    return repr((seat, state.turn, state.round, state.over, state.players[seat].hand,
+                 state.turn_state, boards, players))
 
 
 @dataclass
@@ -392,13 +417,18 @@ def _turn_over(state: GameState, seat: int) -> bool:
 
 
 def plan_turns(
-    state: GameState, seat: int, beam: tuple[int, ...], deadline: float
+    state: GameState,
+    seat: int,
+    beam: tuple[int, ...],
+    deadline: float,
+    finish_by: float | None = None,
 ) -> list[Plan]:
     """Beam search over ``seat``'s action sequences to the end of its turn; best first.
 
     Level ``d`` expands the ``beam[d]`` best unfinished positions by every step; positions reached
-    by the same actions in another order are kept once. When time runs out, the unfinished
-    positions end their turn where they stand."""
+    by the same actions in another order are kept once. When ``deadline`` passes, the best
+    unfinished positions play the rest of their turn greedily: the best one always, the next
+    ones (up to ``COMPLETE``) while ``finish_by`` (default: ``deadline``) has not passed."""
     frontier: list[Plan] = [Plan([], state, evaluate(state, seat, CAREFUL))]
     done: list[Plan] = []
     for depth in range(TURN_STEPS):
@@ -418,7 +448,9 @@ def plan_turns(
         frontier = sorted(children.values(), key=lambda p: -p.score)[:width]
         if not frontier or time.perf_counter() > deadline:
             break
-    for plan in frontier[:COMPLETE]:  # out of depth or time: the rest of the turn greedily
+    for i, plan in enumerate(frontier[:COMPLETE]):  # out of depth or time: finish greedily
+        if i and time.perf_counter() > (deadline if finish_by is None else finish_by):
+            break
         after, rest = finish_turn(plan.state, seat, TURN_STEPS - len(plan.actions), CAREFUL)
         done.append(Plan(plan.actions + rest, after, evaluate(after, seat, CAREFUL)))
     return sorted(done, key=lambda p: -p.score)
@@ -466,13 +498,20 @@ def _remember(view: PlayerView, plan: Plan, chooser: random.Random) -> None:
         _PLANNED[fingerprint(player_view(state, view.seat))] = nxt
 
 
-def shortlist(root: GameState, seat: int, deadline: float) -> list[Plan]:
+def shortlist(
+    root: GameState, seat: int, deadline: float, finish_by: float | None = None
+) -> list[Plan]:
     """The whole-turn plans ``normal`` weighs against the replies: the best few of the beam
     search (distinct first actions first: that is what is decided now) and, always, the turn
     easy would play, so that the search can only add to what easy sees."""
-    after, actions = finish_turn(root, seat)
-    easy_plan = Plan(actions, after, evaluate(after, seat, CAREFUL))
-    plans = plan_turns(root, seat, BEAM, deadline)
+    global _EXPANDED
+    _EXPANDED = {}  # the easy turn, the beam and its completions meet the same positions
+    try:
+        after, actions = finish_turn(root, seat)
+        easy_plan = Plan(actions, after, evaluate(after, seat, CAREFUL))
+        plans = plan_turns(root, seat, BEAM, deadline, finish_by)
+    finally:
+        _EXPANDED = None
     short: list[Plan] = []
     for plan in plans:
         if all(repr(p.actions[0]) != repr(plan.actions[0]) for p in short):
@@ -502,7 +541,7 @@ def choose_normal(view: PlayerView, chooser: random.Random, budget_s: float) -> 
     deadline = start + budget_s
     seat = view.seat
     root = sample_state(view, chooser)
-    short = shortlist(root, seat, start + budget_s * PLAN_SHARE)
+    short = shortlist(root, seat, start + budget_s * PLAN_SHARE, deadline)
     last = 0.0  # how long the last sample took: no sample is begun that would end too late
     while len(short) > 1 and time.perf_counter() + last < deadline:
         began = time.perf_counter()
