@@ -250,6 +250,7 @@ def _play(state: GameState, seat: int, action: Action) -> GameState:
 # Only while its own turn is searched on one sample: a step that ends the turn draws cards,
 # which differ from one sample to another.
 _EXPANDED: dict[str, list[tuple[list[Action], GameState]]] | None = None
+_EXPAND_S = 0.0  # seconds per expansion in the last search (to foresee what a sample costs)
 
 
 def _expand(state: GameState, seat: int) -> list[tuple[list[Action], GameState]]:
@@ -504,12 +505,14 @@ def shortlist(
     """The whole-turn plans ``normal`` weighs against the replies: the best few of the beam
     search (distinct first actions first: that is what is decided now) and, always, the turn
     easy would play, so that the search can only add to what easy sees."""
-    global _EXPANDED
+    global _EXPANDED, _EXPAND_S
     _EXPANDED = {}  # the easy turn, the beam and its completions meet the same positions
+    began = time.perf_counter()
     try:
         after, actions = finish_turn(root, seat)
         easy_plan = Plan(actions, after, evaluate(after, seat, CAREFUL))
         plans = plan_turns(root, seat, BEAM, deadline, finish_by)
+        _EXPAND_S = (time.perf_counter() - began) / max(1, len(_EXPANDED))
     finally:
         _EXPANDED = None
     short: list[Plan] = []
@@ -542,7 +545,10 @@ def choose_normal(view: PlayerView, chooser: random.Random, budget_s: float) -> 
     seat = view.seat
     root = sample_state(view, chooser)
     short = shortlist(root, seat, start + budget_s * PLAN_SHARE, deadline)
-    last = 0.0  # how long the last sample took: no sample is begun that would end too late
+    # what a sample will take (at first: one expansion per rival's step, per plan; then what
+    # the last one took): no sample is begun that would end after the deadline
+    rivals = len(view.players) - 1
+    last = _EXPAND_S * len(short) * rivals * REPLY_STEPS
     while len(short) > 1 and time.perf_counter() + last < deadline:
         began = time.perf_counter()
         sample = sample_state(view, chooser)
