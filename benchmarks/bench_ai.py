@@ -25,6 +25,7 @@ import math
 import os
 import statistics
 import sys
+import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
@@ -131,7 +132,8 @@ def main() -> None:
     parser.add_argument("--first", type=int, default=0, help="seed offset (another batch)")
     parser.add_argument("--only", help="run only the pairings whose name contains this")
     parser.add_argument("--workers", type=int, default=1, help="processes playing games")
-    parser.add_argument("--log", default="bench_ai.jsonl", help="finished games, one per line")
+    parser.add_argument("--log", default=str(Path(tempfile.gettempdir()) / "bench_ai.jsonl"),
+                        help="finished games are appended here, one JSON line each")
     parser.add_argument("--table", metavar="LOG", help="print the table of a log and stop")
     args = parser.parse_args()
     if args.table:
