@@ -53,6 +53,8 @@ REPLY_WEIGHT = 0.5  # share of the replies in a plan's value (the rest: its end-
 REPLY_STEPS = 1  # steps each rival plays in ``normal``'s replies before ending its turn
 PLAN_SHARE = 0.5  # part of ``normal``'s time budget for searching its own turn
 TURN_STEPS = 8  # actions planned in one turn, at most, before ending it
+COMPLETE = 3  # unfinished positions of the beam completed greedily when its time is up
+CAREFUL = True  # ``normal`` judges positions with the careful evaluation
 GAIN_EPSILON = 1e-6
 
 
@@ -104,7 +106,68 @@ def _room(state: GameState, seat: int, age: Age) -> int:
     return sum(2 - used for where, used in zip(p.adventurers, p.used, strict=True) if where is age)
 
 
-def candidates(state: GameState, seat: int) -> list[Action]:
+def _board_key(state: GameState, age: Age) -> tuple[tuple[object, ...], ...]:
+    """What construct and upgrade legality read of a board (tile ids left out)."""
+    return tuple((t.type, t.at, t.owner) for t in state.boards[age].tiles)
+
+
+def _seat_key(state: GameState, seat: int) -> tuple[object, ...]:
+    """What the card queries read of the seat: its hand, allowance (R14), cubes and the stock."""
+    p = state.players[seat]
+    return (
+        seat,
+        tuple(sorted(p.hand)),
+        tuple(p.adventurers),
+        tuple(p.used),
+        p.shared,
+        p.cubes > 0,
+        tuple(state.stock.values()),
+        len(state.players),
+    )
+
+
+# (board, seat, hand ...) -> the construct and upgrade candidates there; a search meets the same
+# board with the same hand again and again (a travel, a move on another board).
+_BOARD_MOVES: dict[tuple[object, ...], list[Action]] = {}
+_BOARD_MOVES_MAX = 20_000
+
+
+def _board_moves(state: GameState, seat: int, age: Age) -> list[Action]:
+    """Constructs and upgrades worth weighing on ``age`` (Might or Faith), remembered."""
+    key = (age, _board_key(state, age), _seat_key(state, seat))
+    found = _BOARD_MOVES.get(key)
+    if found is not None:
+        return found
+    hand = state.players[seat].hand
+    room = _room(state, seat, age)
+    out: list[Action] = []
+    occupied: set[int] | None = None
+    for btype in BuildingType:
+        spec = BUILDINGS[btype]
+        if hand.count(spec.family) < spec.value or spec.value > room:
+            continue
+        options = construct_options(state, seat, age, btype)
+        if not options:
+            continue
+        if occupied is None:
+            occupied = _occupied(state, age)
+        ranked = []
+        for o in options:
+            at = parse_square(o.square)
+            ranked.append((_contacts(at, spec.size, occupied), o.extra, at, o.square))
+        near = sorted((r for r in ranked if r[0] > 0), key=lambda r: (r[1], -r[0], r[2]))
+        apart = sorted((r for r in ranked if r[0] == 0), key=lambda r: (r[1], r[2]))
+        for r in near[:SQUARES_NEAR] + apart[:SQUARES_APART]:
+            out.append(Construct(age=age, building=btype, square=r[3]))
+    for square, to, option in upgrade_options(state, seat, age):
+        out.append(Upgrade(age=age, square=square, to=to, at=option.square))
+    if len(_BOARD_MOVES) >= _BOARD_MOVES_MAX:
+        _BOARD_MOVES.clear()
+    _BOARD_MOVES[key] = out
+    return out
+
+
+def candidates(state: GameState, seat: int, only: Age | None = None) -> list[Action]:
     """The legal actions worth weighing, in a stable order.
 
     Built from the engine's cheap queries (``construct_options``, ``upgrade_options``) and
@@ -112,42 +175,25 @@ def candidates(state: GameState, seat: int) -> list[Action]:
     Left out: exchanges and Hold'em swaps (a gamble the evaluation cannot price), discards at
     the end of the turn, alternative ways to pay a terrain surcharge (the engine's default
     payment is kept), and most construct squares: per board and building, the few that touch
-    the most buildings and the cheapest one that touches none."""
+    the most buildings and the cheapest one that touches none. With ``only``: the card actions
+    on that board and the end of the turn (what a travel there is for)."""
     if state.pending is not None:
         return [Choose(option=i) for i in range(len(state.pending.options))]
     player = state.players[seat]
     hand = player.hand
     out: list[Action] = []
     for age in (Age.MIGHT, Age.FAITH):
-        room = _room(state, seat, age)
-        if room == 0:
+        if only is not None and age is not only:
             continue
-        occupied: set[int] | None = None
-        for btype in BuildingType:
-            spec = BUILDINGS[btype]
-            if hand.count(spec.family) < spec.value or spec.value > room:
-                continue
-            options = construct_options(state, seat, age, btype)
-            if not options:
-                continue
-            if occupied is None:
-                occupied = _occupied(state, age)
-            ranked = []
-            for o in options:
-                at = parse_square(o.square)
-                ranked.append((_contacts(at, spec.size, occupied), o.extra, at, o.square))
-            near = sorted((r for r in ranked if r[0] > 0), key=lambda r: (r[1], -r[0], r[2]))
-            apart = sorted((r for r in ranked if r[0] == 0), key=lambda r: (r[1], r[2]))
-            for r in near[:SQUARES_NEAR] + apart[:SQUARES_APART]:
-                out.append(Construct(age=age, building=btype, square=r[3]))
-        for square, to, option in upgrade_options(state, seat, age):
-            out.append(Upgrade(age=age, square=square, to=to, at=option.square))
+        if _room(state, seat, age) == 0:
+            continue
+        out.extend(_board_moves(state, seat, age))
         for t in state.boards[age].tiles:
             if BUILDINGS[t.type].size == 1 and BUILDINGS[t.type].family in hand:
                 demolish = Demolish(age=age, square=square_name(t.at))
                 if _is_legal(state, seat, demolish):
                     out.append(demolish)
-    if _room(state, seat, Age.REASON):
+    if (only is None or only is Age.REASON) and _room(state, seat, Age.REASON):
         reason = state.boards[Age.REASON]
         squares = [square_name(t.at) for t in reason.tiles]
         squares += [square_name(sq) for sq in PRINTED_HAMLETS]
@@ -157,7 +203,7 @@ def candidates(state: GameState, seat: int) -> list[Action]:
                                Renovate(square=square, cards=count)):
                     if _is_legal(state, seat, action):
                         out.append(action)
-    if player.ecus >= 1:
+    if player.ecus >= 1 and only is None:
         adv, used = player.adventurers, player.used
         for i, where in enumerate(adv):
             twin = i == 1 and adv[0] is where and used[0] == used[1]
@@ -200,44 +246,65 @@ def _play(state: GameState, seat: int, action: Action) -> GameState:
     return _resolve_choices(new)
 
 
+# The expansions of one search of ``normal`` (``_expanding``): position -> its steps, unscored.
+# Only while its own turn is searched on one sample: a step that ends the turn draws cards,
+# which differ from one sample to another.
+_EXPANDED: dict[str, list[tuple[list[Action], GameState]]] | None = None
+_EXPAND_S = 0.0  # seconds per expansion in the last search (to foresee what a sample costs)
+
+
+def _expand(state: GameState, seat: int) -> list[tuple[list[Action], GameState]]:
+    key = ""
+    if _EXPANDED is not None:
+        key = _position_key(state, seat)
+        found = _EXPANDED.get(key)
+        if found is not None:
+            return found
+    out: list[tuple[list[Action], GameState]] = []
+    for action in candidates(state, seat):
+        if isinstance(action, Travel):
+            moved = _play(state, seat, action)
+            for follow in candidates(moved, seat, only=action.to):
+                if isinstance(follow, EndTurn) or _board_of(follow) is action.to:
+                    out.append(([action, follow], _play(moved, seat, follow)))
+            continue
+        out.append(([action], _play(state, seat, action)))
+    if _EXPANDED is not None:
+        _EXPANDED[key] = out
+    return out
+
+
 def steps(state: GameState, seat: int, careful: bool = False) -> list[Step]:
     """Every candidate step from ``state`` with the position it leads to, scored for ``seat``.
 
     A travel alone gains nothing, so it is weighed together with what it enables: a card action
     on the board it reaches, or the end of the turn (income is collected where the adventurers
     stand, R46)."""
-    out: list[Step] = []
-    for action in candidates(state, seat):
-        if isinstance(action, Travel):
-            moved = _play(state, seat, action)
-            for follow in candidates(moved, seat):
-                if isinstance(follow, EndTurn) or _board_of(follow) is action.to:
-                    after = _play(moved, seat, follow)
-                    out.append(Step([action, follow], after, evaluate(after, seat, careful)))
-            continue
-        after = _play(state, seat, action)
-        out.append(Step([action], after, evaluate(after, seat, careful)))
-    return out
+    return [
+        Step(list(actions), after, evaluate(after, seat, careful))
+        for actions, after in _expand(state, seat)
+    ]
 
 
-def best_step(state: GameState, seat: int) -> Step:
+def best_step(state: GameState, seat: int, careful: bool = False) -> Step:
     """The step with the best evaluation; ending the turn wins ties (no pointless moves)."""
-    options = steps(state, seat)
+    options = steps(state, seat, careful)
     end = next(s for s in options if isinstance(s.actions[0], EndTurn))
     best = max(options, key=lambda s: s.score)
     return best if best.score > end.score + GAIN_EPSILON else end
 
 
 def finish_turn(
-    state: GameState, seat: int, limit: int = TURN_STEPS
+    state: GameState, seat: int, limit: int = TURN_STEPS, careful: bool = False
 ) -> tuple[GameState, list[Action]]:
-    """Play ``seat``'s turn to its end with the easy policy; returns the state and the actions."""
+    """Play ``seat``'s turn to its end with the easy policy (greedy steps, by the ``careful``
+    evaluation if asked); returns the state and the actions."""
     done: list[Action] = []
     while not state.over and state.turn == seat and current_seat(state) == seat:
         if len(done) >= limit:
             step = Step([EndTurn()], _play(state, seat, EndTurn()), 0.0)
         else:
-            step = best_step(state, seat)
+            step = best_step(state, seat, careful)
         for action in step.actions:
             state = _play(state, seat, action)
             done.append(action)
@@ -314,11 +381,17 @@ def fingerprint(view: PlayerView) -> str:
 def _position_key(state: GameState, seat: int) -> str:
     """``fingerprint`` of a sampled state during the search, without building the view."""
     boards = [
-        sorted((t.type, t.at, t.owner, t.ruin, t.marker, sorted(t.cubes)) for t in b.tiles)
+        (
+            sorted((t.type, t.at, t.owner, t.ruin, t.marker, sorted(t.cubes)) for t in b.tiles),
+            sorted(b.hamlet_cubes.items()),
+        )
         for b in state.boards
     ]
-    players = [(p.ecus, p.cubes, p.adventurers, p.used, len(p.hand)) for p in state.players]
-    return repr((state.players[seat].hand, state.turn_state, boards, players))
+    players = [
+        (p.ecus, p.cubes, p.adventurers, p.used, p.shared, len(p.hand)) for p in state.players
+    ]
+    return repr((seat, state.turn, state.round, state.over, state.players[seat].hand,
+                 state.turn_state, boards, players))
 
 
 @dataclass
@@ -345,19 +418,24 @@ def _turn_over(state: GameState, seat: int) -> bool:
 
 
 def plan_turns(
-    state: GameState, seat: int, beam: tuple[int, ...], deadline: float
+    state: GameState,
+    seat: int,
+    beam: tuple[int, ...],
+    deadline: float,
+    finish_by: float | None = None,
 ) -> list[Plan]:
     """Beam search over ``seat``'s action sequences to the end of its turn; best first.
 
     Level ``d`` expands the ``beam[d]`` best unfinished positions by every step; positions reached
-    by the same actions in another order are kept once. When time runs out, the unfinished
-    positions end their turn where they stand."""
-    frontier: list[Plan] = [Plan([], state, evaluate(state, seat, True))]
+    by the same actions in another order are kept once. When ``deadline`` passes, the best
+    unfinished positions play the rest of their turn greedily: the best one always, the next
+    ones (up to ``COMPLETE``) while ``finish_by`` (default: ``deadline``) has not passed."""
+    frontier: list[Plan] = [Plan([], state, evaluate(state, seat, CAREFUL))]
     done: list[Plan] = []
     for depth in range(TURN_STEPS):
         children: dict[str, Plan] = {}
         for plan in frontier:
-            for step in steps(plan.state, seat, careful=True):
+            for step in steps(plan.state, seat, careful=CAREFUL):
                 child = Plan(plan.actions + step.actions, step.state, step.score)
                 if _turn_over(step.state, seat):
                     done.append(child)
@@ -371,9 +449,11 @@ def plan_turns(
         frontier = sorted(children.values(), key=lambda p: -p.score)[:width]
         if not frontier or time.perf_counter() > deadline:
             break
-    for plan in frontier:  # out of depth or time: end the turn here
-        after = _play(plan.state, seat, EndTurn())
-        done.append(Plan([*plan.actions, EndTurn()], after, evaluate(after, seat, True)))
+    for i, plan in enumerate(frontier[:COMPLETE]):  # out of depth or time: finish greedily
+        if i and time.perf_counter() > (deadline if finish_by is None else finish_by):
+            break
+        after, rest = finish_turn(plan.state, seat, TURN_STEPS - len(plan.actions), CAREFUL)
+        done.append(Plan(plan.actions + rest, after, evaluate(after, seat, CAREFUL)))
     return sorted(done, key=lambda p: -p.score)
 
 
@@ -419,6 +499,33 @@ def _remember(view: PlayerView, plan: Plan, chooser: random.Random) -> None:
         _PLANNED[fingerprint(player_view(state, view.seat))] = nxt
 
 
+def shortlist(
+    root: GameState, seat: int, deadline: float, finish_by: float | None = None
+) -> list[Plan]:
+    """The whole-turn plans ``normal`` weighs against the replies: the best few of the beam
+    search (distinct first actions first: that is what is decided now) and, always, the turn
+    easy would play, so that the search can only add to what easy sees."""
+    global _EXPANDED, _EXPAND_S
+    _EXPANDED = {}  # the easy turn, the beam and its completions meet the same positions
+    began = time.perf_counter()
+    try:
+        after, actions = finish_turn(root, seat)
+        easy_plan = Plan(actions, after, evaluate(after, seat, CAREFUL))
+        plans = plan_turns(root, seat, BEAM, deadline, finish_by)
+        _EXPAND_S = (time.perf_counter() - began) / max(1, len(_EXPANDED))
+    finally:
+        _EXPANDED = None
+    short: list[Plan] = []
+    for plan in plans:
+        if all(repr(p.actions[0]) != repr(plan.actions[0]) for p in short):
+            short.append(plan)
+    short = short[:SHORTLIST]
+    short += [p for p in plans if p not in short][: max(0, SHORTLIST - len(short))]
+    if all(p.actions != easy_plan.actions for p in short):
+        short.append(easy_plan)
+    return short
+
+
 def choose_normal(view: PlayerView, chooser: random.Random, budget_s: float) -> Action:
     """Its turn searched, then the rivals' replies, over sampled hidden hands.
 
@@ -437,14 +544,13 @@ def choose_normal(view: PlayerView, chooser: random.Random, budget_s: float) -> 
     deadline = start + budget_s
     seat = view.seat
     root = sample_state(view, chooser)
-    plans = plan_turns(root, seat, BEAM, start + budget_s * PLAN_SHARE)
-    short: list[Plan] = []
-    for plan in plans:  # distinct first actions first: that is what is decided now
-        if all(repr(p.actions[0]) != repr(plan.actions[0]) for p in short):
-            short.append(plan)
-    short = short[:SHORTLIST]
-    short += [p for p in plans if p not in short][: max(0, SHORTLIST - len(short))]
-    while len(short) > 1 and time.perf_counter() < deadline:
+    short = shortlist(root, seat, start + budget_s * PLAN_SHARE, deadline)
+    # what a sample will take (at first: one expansion per rival's step, per plan; then what
+    # the last one took): no sample is begun that would end after the deadline
+    rivals = len(view.players) - 1
+    last = _EXPAND_S * len(short) * rivals * REPLY_STEPS
+    while len(short) > 1 and time.perf_counter() + last < deadline:
+        began = time.perf_counter()
         sample = sample_state(view, chooser)
         scores: list[float] = []
         for plan in short:
@@ -454,13 +560,14 @@ def choose_normal(view: PlayerView, chooser: random.Random, budget_s: float) -> 
                 if _turn_over(state, seat):
                     break
             if not _turn_over(state, seat):
-                state, _ = finish_turn(state, seat)
-            scores.append(evaluate(_replies(state, seat, REPLY_STEPS), seat, True))
+                state, _ = finish_turn(state, seat, careful=CAREFUL)
+            scores.append(evaluate(_replies(state, seat, REPLY_STEPS), seat, CAREFUL))
             if time.perf_counter() > deadline:
                 break
         if len(scores) == len(short):  # a sample counts only when every plan has seen it
             for plan, score in zip(short, scores, strict=True):
                 plan.replies.append(score)
+        last = time.perf_counter() - began
     best = max(short, key=lambda p: p.value)
     _remember(view, best, chooser)
     return best.actions[0]
