@@ -264,10 +264,19 @@ class Terminal:
             pytest.skip(f"no pseudo-terminal here: {exc}")
         env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path), "TERM": "xterm",
                "LANG": "C.UTF-8"}
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "bot", "--local", "--data-dir", str(tmp_path / "data"),
-             "--images", str(tmp_path / "img"), *args],
-            stdin=slave, stdout=slave, stderr=slave, cwd=ROOT, env=env, close_fds=True)
+        # A person's terminal delivers Ctrl-C. A test run started in the background inherits
+        # SIGINT ignored from its shell, and an ignored signal stays ignored across exec: the
+        # program would never see the Ctrl-C these tests send. A handled one is reset to the
+        # default in the child, so handle it while starting the program.
+        inherited = signal.getsignal(signal.SIGINT)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        try:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "bot", "--local", "--data-dir", str(tmp_path / "data"),
+                 "--images", str(tmp_path / "img"), *args],
+                stdin=slave, stdout=slave, stderr=slave, cwd=ROOT, env=env, close_fds=True)
+        finally:
+            signal.signal(signal.SIGINT, inherited if inherited is not None else signal.SIG_DFL)
         os.close(slave)
         self.master = master
         self.seen = ""  # everything the terminal showed so far
