@@ -6,7 +6,7 @@ Squares are stored as indexes (``row * 20 + col``); see ``board.square_name``.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -164,49 +164,44 @@ class GameState(_Model):
         return _clone_state(self)
 
 
-def _clone_tile(t: Tile) -> Tile:
-    return Tile.model_construct(
-        id=t.id,
-        type=t.type,
-        at=t.at,
-        owner=t.owner,
-        ruin=t.ruin,
-        marker=t.marker,
-        cubes=list(t.cubes),
-        origin=t.origin,
-    )
+_M = TypeVar("_M", bound=_Model)
+_new = object.__new__
+_set = object.__setattr__
+
+
+def _copy(m: _M, **mutable: Any) -> _M:
+    """A shallow copy of ``m`` with ``mutable`` fields replaced by the given copies.
+
+    The same steps as pydantic's ``BaseModel.__copy__`` (``model_copy()``), minus its checks:
+    these models forbid extra fields and have no private attributes, so both stay ``None``.
+    About three times faster than ``model_construct``, which re-runs field defaults.
+    """
+    c = _new(type(m))
+    d = m.__dict__.copy()
+    d.update(mutable)
+    _set(c, "__dict__", d)
+    _set(c, "__pydantic_fields_set__", set(m.__pydantic_fields_set__))
+    _set(c, "__pydantic_extra__", None)
+    _set(c, "__pydantic_private__", None)
+    return c
 
 
 def _clone_state(s: GameState) -> GameState:
     boards = [
-        Board.model_construct(
-            age=b.age, tiles=[_clone_tile(t) for t in b.tiles], hamlet_cubes=dict(b.hamlet_cubes)
+        _copy(
+            b,
+            tiles=[_copy(t, cubes=list(t.cubes)) for t in b.tiles],
+            hamlet_cubes=dict(b.hamlet_cubes),
         )
         for b in s.boards
     ]
     players = [
-        Player.model_construct(
-            seat=p.seat,
-            ecus=p.ecus,
-            cubes=p.cubes,
-            adventurers=list(p.adventurers),
-            used=list(p.used),
-            shared=p.shared,
-            hand=list(p.hand),
-        )
+        _copy(p, adventurers=list(p.adventurers), used=list(p.used), hand=list(p.hand))
         for p in s.players
     ]
-    return GameState.model_construct(
-        schema_version=s.schema_version,
-        options=s.options,
-        seed=s.seed,
-        rng=s.rng,
-        round=s.round,
-        first_seat=s.first_seat,
-        turn=s.turn,
-        over=s.over,
+    return _copy(
+        s,
         winners=list(s.winners),
-        step=s.step,
         boards=boards,
         stock=dict(s.stock),
         players=players,
@@ -214,8 +209,6 @@ def _clone_state(s: GameState) -> GameState:
         discard=list(s.discard),
         reserve=list(s.reserve),
         turn_state=s.turn_state.model_copy(),
-        next_tile_id=s.next_tile_id,
         agenda=[t.model_copy(deep=True) for t in s.agenda],
         pending=s.pending.model_copy(deep=True) if s.pending else None,
-        provoker=s.provoker,
     )

@@ -292,3 +292,27 @@ def test_clone_equals_a_deep_copy_for_every_field() -> None:
     clone.pending.options[0].label = "changed"  # type: ignore[union-attr]
     clone.agenda.clear()
     assert state.model_dump() == before
+    # and no list, dict or model object at all, whatever the field (``options`` aside: the
+    # game's settings, which nothing assigns to after ``new_game``)
+    shared = _mutable_ids(state.clone()) & _mutable_ids(state)
+    assert shared == set()
+    assert state.clone().__pydantic_fields_set__ == state.__pydantic_fields_set__
+
+
+def _mutable_ids(value: object, skip: str = "options") -> set[int]:
+    """The ids of every list, dict and model object reachable from ``value``."""
+    found: set[int] = set()
+    if isinstance(value, BaseModel):
+        found.add(id(value))
+        for name in type(value).model_fields:
+            if name != skip:
+                found |= _mutable_ids(getattr(value, name))
+    elif isinstance(value, list):
+        found.add(id(value))
+        for item in value:
+            found |= _mutable_ids(item)
+    elif isinstance(value, dict):
+        found.add(id(value))
+        for item in value.values():
+            found |= _mutable_ids(item)
+    return found
