@@ -26,6 +26,7 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from .service import GameService, Outcome
+from .wake import sleep_or_wake
 
 log = logging.getLogger("khronos.timers")
 
@@ -145,16 +146,7 @@ class TimerDispatcher:
                 await self._wait(delay)
 
     async def _wait(self, delay: float) -> None:
-        if self._wake.is_set():
-            return
-        sleeper = asyncio.ensure_future(self.sleep(delay))
-        waker = asyncio.ensure_future(self._wake.wait())
-        try:
-            await asyncio.wait({sleeper, waker}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for task in (sleeper, waker):
-                task.cancel()
-            await asyncio.gather(sleeper, waker, return_exceptions=True)
+        await sleep_or_wake(self.sleep, self._wake, delay)
 
 
 __all__ = ["TimerDispatcher"]

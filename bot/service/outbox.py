@@ -29,6 +29,7 @@ from .. import i18n
 from ..storage import OutboxRow
 from ..storage_api import StorageAPI as Storage
 from ..storage_api import TxAPI as Tx
+from ..wake import sleep_or_wake
 from .core import DecisionInfo, Direct, DirectKind, Image, Outcome, ServiceCore
 
 log = logging.getLogger("khronos.outbox")
@@ -463,14 +464,7 @@ class Deliverer:
                 if not failing:  # said once, not once a minute (a full disk, a lost file)
                     log.exception("the outbox deliverer failed; retrying every minute")
                 failing += 1
-            sleeper = asyncio.ensure_future(self.sleep(delay))
-            waker = asyncio.ensure_future(self._wake.wait())
-            try:
-                await asyncio.wait({sleeper, waker}, return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                for t in (sleeper, waker):
-                    t.cancel()
-                await asyncio.gather(sleeper, waker, return_exceptions=True)
+            await sleep_or_wake(self.sleep, self._wake, delay)
 
 
 __all__ = [
