@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
@@ -19,7 +20,7 @@ from engine import Age, BuildingType
 from tests.e2e.conftest import Scene, set_position
 from tests.e2e.test_bot_game import Table, decodes
 from tests.fakediscord.fake import FakeDiscord
-from tests.fakediscord.models import FakeChannel, FakeMessage, Perm
+from tests.fakediscord.models import FakeChannel, FakeMessage, FakeUser, Perm
 
 
 def bot_messages(fake: FakeDiscord, ch: FakeChannel) -> list[FakeMessage]:
@@ -34,6 +35,17 @@ async def wait_until(check: object, timeout: float = 10.0) -> None:
         await asyncio.sleep(0.05)
 
 
+async def two_seated(table: Table, alice: FakeUser,
+                     bob: FakeUser) -> tuple[Any, engine.GameState, FakeUser, FakeUser]:
+    """alice creates a 2-player game and bob joins (it starts): the game's info and state, and
+    who plays first and second."""
+    await table.slash(alice, "create", players=2)
+    await table.slash(bob, "join")
+    info, state = await table.state()
+    first = alice if info.user_of(state.turn) == alice.id else bob
+    return info, state, first, bob if first is alice else alice
+
+
 async def test_defect1_boards_refused_403_the_move_stands_and_is_told_in_words(
         scene: Scene) -> None:
     """No Attach Files in the channel: the post comes as text with the alt text, the channel
@@ -42,14 +54,9 @@ async def test_defect1_boards_refused_403_the_move_stands_and_is_told_in_words(
     fake, ch = scene.fake, scene.ch
     alice, bob = fake.add_user("alice"), fake.add_user("bob")
     fake.set_permissions(ch, fake.bot_user, deny=Perm.ATTACH_FILES)
-    users = {alice.id: alice, bob.id: bob}
     async with fake.running(scene.bot()) as bot:
         table = Table(fake, bot, ch, [alice, bob])
-        await table.slash(alice, "create", players=2)
-        await table.slash(bob, "join")
-        info, state = await table.state()
-        first = users[info.user_of(state.turn)]
-        second = bob if first is alice else alice
+        info, state, first, second = await two_seated(table, alice, bob)
         before = info.version
         dms = len(fake.dms(second))
         seen = len(fake.channel_messages(ch))
@@ -71,14 +78,9 @@ async def test_defect1_a_server_error_on_the_post_is_retried_not_reported_as_not
         scene: Scene) -> None:
     fake, ch = scene.fake, scene.ch
     alice, bob = fake.add_user("alice"), fake.add_user("bob")
-    users = {alice.id: alice, bob.id: bob}
     async with fake.running(scene.bot()) as bot:
         table = Table(fake, bot, ch, [alice, bob])
-        await table.slash(alice, "create", players=2)
-        await table.slash(bob, "join")
-        info, state = await table.state()
-        first = users[info.user_of(state.turn)]
-        second = bob if first is alice else alice
+        info, state, first, second = await two_seated(table, alice, bob)
         seen = len(fake.channel_messages(ch))
         fake.post_failures = [503]
         ia = await table.slash(first, "end")
@@ -97,14 +99,9 @@ async def test_defect2_a_move_committed_before_a_crash_is_posted_after_the_resta
     (marked late) and pings the next player."""
     fake, ch = scene.fake, scene.ch
     alice, bob = fake.add_user("alice"), fake.add_user("bob")
-    users = {alice.id: alice, bob.id: bob}
     async with fake.running(scene.bot()) as bot:
         table = Table(fake, bot, ch, [alice, bob])
-        await table.slash(alice, "create", players=2)
-        await table.slash(bob, "join")
-        info, state = await table.state()
-    first = users[info.user_of(state.turn)]
-    second = bob if first is alice else alice
+        info, state, first, second = await two_seated(table, alice, bob)
     # the command commits, and the process is killed before anything is sent
     async with Storage.in_dir(scene.data) as storage:
         await GameService(storage).act(ch.id, first.id, engine.EndTurn())
@@ -122,14 +119,9 @@ async def test_defect2_sigterm_stops_commands_and_finishes_deliveries(
         scene: Scene) -> None:
     fake, ch = scene.fake, scene.ch
     alice, bob = fake.add_user("alice"), fake.add_user("bob")
-    users = {alice.id: alice, bob.id: bob}
     async with fake.running(scene.bot()) as bot:
         table = Table(fake, bot, ch, [alice, bob])
-        await table.slash(alice, "create", players=2)
-        await table.slash(bob, "join")
-        info, state = await table.state()
-        first = users[info.user_of(state.turn)]
-        second = bob if first is alice else alice
+        info, state, first, second = await two_seated(table, alice, bob)
         seen = len(fake.channel_messages(ch))
         # committed, not yet delivered, when the signal comes
         await bot.service.act(ch.id, first.id, engine.EndTurn())
@@ -274,13 +266,9 @@ async def test_a_resend_after_a_crash_between_send_and_mark_lands_once(
 
     fake, ch = scene.fake, scene.ch
     alice, bob = fake.add_user("alice"), fake.add_user("bob")
-    users = {alice.id: alice, bob.id: bob}
     async with fake.running(scene.bot()) as bot:
         table = Table(fake, bot, ch, [alice, bob])
-        await table.slash(alice, "create", players=2)
-        await table.slash(bob, "join")
-        info, state = await table.state()
-        first = users[info.user_of(state.turn)]
+        info, state, first, _ = await two_seated(table, alice, bob)
         out = await bot.service.act(ch.id, first.id, engine.EndTurn())
         async with bot.service.storage.read() as q:
             row = await q.outbox_row(out.outbox[0])
