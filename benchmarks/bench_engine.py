@@ -1,11 +1,12 @@
 """Engine speed: prints the figures issues 2 and 3 ask for.
 
-- median ``apply`` of a typical action (all actions of random games, and constructs/upgrades
-  alone, which include ripple and cascade resolution);
+- median ``apply`` of a typical action (all actions of random games, per kind of action, and
+  constructs/upgrades alone, which include ripple and cascade resolution);
 - full legal construct placements for one building type on one board (mid-game);
 - complete random 4-player games;
 - the cascades (R23-R37) per 1,000 games of each random player, estimated from
-  ``KHRONOS_BENCH_GAMES`` games of each (default 50; 2-5 players, Hold'em in a third).
+  ``KHRONOS_BENCH_GAMES`` games of each (default 50; 2-5 players, Hold'em in a third; 0 skips
+  the tally).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from engine.rules import Ctx
 def main() -> None:
     apply_all: list[float] = []
     apply_build: list[float] = []
+    apply_kind: dict[str, list[float]] = {}
     placements: list[float] = []
     for seed in range(20):
         state = new_game(Options(players=4), seed)
@@ -48,6 +50,7 @@ def main() -> None:
             state, _ = apply(state, seat, action)
             dt = (time.perf_counter() - t0) * 1000
             apply_all.append(dt)
+            apply_kind.setdefault(action.kind, []).append(dt)
             if action.kind in ("construct", "upgrade", "choose"):
                 apply_build.append(dt)
             if state.round == 4 and len(placements) < 200:
@@ -63,6 +66,8 @@ def main() -> None:
           f"(p95 {statistics.quantiles(apply_all, n=20)[18]:.3f} ms, n={len(apply_all)})")
     print(f"apply, construct/upgrade/choose with ripples and cascades: median "
           f"{statistics.median(apply_build):.3f} ms (n={len(apply_build)})")
+    for kind, times in sorted(apply_kind.items()):
+        print(f"  apply {kind:<12} median {statistics.median(times):.3f} ms (n={len(times)})")
     med = statistics.median(placements)
     print(f"legal Keep placements on Might (mid-game): median {med:.2f} ms")
     print(f"random 4-player game (uniform random legal player): median "
@@ -86,6 +91,8 @@ def _tally(player: Chooser, games: int) -> tuple[Counter[str], float]:
 
 def cascades() -> None:
     games = int(os.environ.get("KHRONOS_BENCH_GAMES", "50"))
+    if games <= 0:
+        return
     uniform, t_uniform = _tally(random_action, games)
     seeking, t_seeking = _tally(seeking_action, games)
     scale = 1000 / games

@@ -78,7 +78,7 @@ def position(
 
 
 def _free_spots(state: GameState, size: int) -> list[int]:
-    grid = BoardIndex(state.boards[Age.REASON]).grid
+    grid = list(BoardIndex(state.boards[Age.REASON]).grid)
     out = []
     for fp in reversed(FOOTPRINTS[size]):
         if fp is not None and all(
@@ -156,4 +156,4 @@ def tile_at(state: GameState, age: Age, square: str) -> Tile | None:
 
     idx = BoardIndex(state.boards[age])
     b = idx.at(parse_square(square))
-    return b.tile if b is not None else None
+    return None if b is None or b.printed else state.boards[age].tile(b.key)

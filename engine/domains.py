@@ -3,6 +3,10 @@
 A building is keyed by its tile id (> 0) or, for a visible printed hamlet, by ``-(i + 1)``
 where ``i`` is the hamlet's index in ``PRINTED_HAMLETS``. A printed hamlet under a tile is
 hidden (it stays underneath, R16/R29) and is not a building until the tile leaves.
+
+``board_index`` shares one index between every board whose tiles read the same (see
+``board_key``): an index holds no reference to a board or a tile, only what it read from
+them, and is never changed once built, so no later change to any board can make it wrong.
 """
 
 from __future__ import annotations
@@ -19,20 +23,24 @@ from .constants import (
     BuildingType,
     Family,
 )
-from .state import Board, Tile
+from .state import Board
 
 NCELLS = COLS * ROWS
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, frozen=True)
 class Building:
+    """What an index read from a tile (or a printed hamlet). It holds no ``Tile``: the index
+    may be shared with other boards of the same tiles, so a tile is found by ``key`` on the
+    caller's own board (``Board.tile``)."""
+
     key: int
     type: BuildingType
     at: int
     cells: tuple[int, ...]
     owner: int | None
     ruin: bool
-    tile: Tile | None  # None for a printed hamlet
+    printed: bool
 
     @property
     def family(self) -> Family:
@@ -41,17 +49,13 @@ class Building:
     @property
     def value(self) -> int:
         """Hierarchy and civil value: the type's value (a printed hamlet counts 1)."""
-        return PRINTED_HAMLET_VALUE if self.tile is None else BUILDINGS[self.type].value
+        return PRINTED_HAMLET_VALUE if self.printed else BUILDINGS[self.type].value
 
     @property
     def income_value(self) -> int:
         """R49: a ruin counts its ruin value, an intact building its full value."""
         spec = BUILDINGS[self.type]
         return spec.ruin_value if self.ruin else self.value
-
-    @property
-    def printed(self) -> bool:
-        return self.tile is None
 
 
 def hamlet_key(index: int) -> int:
@@ -64,8 +68,49 @@ class DomainStats:
     top: dict[Family, tuple[int, int]] = field(default_factory=dict)  # family -> (value, count)
 
 
+# The tiles of a board as an index reads them: id, type, top-left square, owner, ruin, in order.
+BoardKey = tuple[tuple[int, BuildingType, int, int | None, bool], ...]
+
+
+def board_key(board: Board) -> BoardKey:
+    """Everything of ``board`` that its ``BoardIndex`` depends on (the printed hamlets and the
+    footprints are fixed). Two boards with equal keys have equal indexes."""
+    return tuple([(t.id, t.type, t.at, t.owner, t.ruin) for t in board.tiles])
+
+
+# Indexes by board key, shared by every state (a clone, a child of the search, a preview).
+# Only ever added to or cleared whole, so a lookup from another thread never fails.
+_INDEXES: dict[BoardKey, BoardIndex] = {}
+INDEX_CACHE_SIZE = 2048
+
+
+def board_index(board: Board) -> BoardIndex:
+    """The index of ``board`` as its tiles stand now, computed once per distinct ``board_key``.
+
+    The key is read afresh at every call, so a board mutated in place (a tile added, removed,
+    moved, retyped, changing owner or turning a ruin) is looked up under its new key: a stale
+    index can never be served. Callers must not change what an index returns."""
+    key = board_key(board)
+    idx = _INDEXES.get(key)
+    if idx is None:
+        idx = BoardIndex(board)
+        if len(_INDEXES) >= INDEX_CACHE_SIZE:
+            _INDEXES.clear()
+        _INDEXES[key] = idx
+    return idx
+
+
+def clear_index_cache() -> None:
+    """Forget every shared index (tests; memory)."""
+    _INDEXES.clear()
+
+
 class BoardIndex:
-    """Grid, buildings and domain labels of a board. ``exclude`` hides tiles (R27 judging)."""
+    """Grid, buildings and domain labels of a board. ``exclude`` hides tiles (R27 judging).
+
+    Read-only once built: ``board_index`` shares it between boards. Domains are computed on
+    first use; ``construct_squares`` is a slot for ``engine.moves.construct`` to keep, per
+    building type, the squares the board's tiles allow (it depends on nothing else)."""
 
     def __init__(self, board: Board, exclude: Iterable[int] = ()) -> None:
         excluded = set(exclude)
@@ -78,17 +123,18 @@ class BoardIndex:
             assert fp is not None
             for c in fp.cells:
                 grid[c] = t.id
-            buildings[t.id] = Building(t.id, t.type, t.at, fp.cells, t.owner, t.ruin, t)
+            buildings[t.id] = Building(t.id, t.type, t.at, fp.cells, t.owner, t.ruin, False)
         for i, sq in enumerate(PRINTED_HAMLETS):
             if grid[sq] == 0:
                 key = hamlet_key(i)
                 grid[sq] = key
-                buildings[key] = Building(key, BuildingType.HAMLET, sq, (sq,), None, False, None)
-        self.board = board
-        self.grid = grid
+                buildings[key] = Building(key, BuildingType.HAMLET, sq, (sq,), None, False, True)
+        self.grid: tuple[int, ...] = tuple(grid)
         self.buildings = buildings
-        self._label: dict[int, int] | None = None
-        self._domains: list[DomainStats] | None = None
+        # label and domains, set together (one assignment: safe to share between threads)
+        self._computed: tuple[dict[int, int], list[DomainStats]] | None = None
+        self._cell_domain: tuple[int, ...] | None = None
+        self.construct_squares: dict[BuildingType, tuple[int, ...]] = {}
 
     # --- domains -----------------------------------------------------------------------
 
@@ -135,22 +181,30 @@ class BoardIndex:
                 elif v == cur[0]:
                     stats.top[fam] = (v, cur[1] + 1)
             domains.append(stats)
-        self._label = label
-        self._domains = domains
+        self._computed = (label, domains)
 
     @property
     def label(self) -> dict[int, int]:
-        if self._label is None:
+        """Building key -> index of its domain in ``domains``."""
+        if self._computed is None:
             self._compute()
-        assert self._label is not None
-        return self._label
+        assert self._computed is not None
+        return self._computed[0]
 
     @property
     def domains(self) -> list[DomainStats]:
-        if self._domains is None:
+        if self._computed is None:
             self._compute()
-        assert self._domains is not None
-        return self._domains
+        assert self._computed is not None
+        return self._computed[1]
+
+    @property
+    def cell_domain(self) -> tuple[int, ...]:
+        """Per square, the index of the domain of the building on it, or -1 if it is empty."""
+        if self._cell_domain is None:
+            label = self.label
+            self._cell_domain = tuple([label[k] if k else -1 for k in self.grid])
+        return self._cell_domain
 
     def domain_of(self, key: int) -> DomainStats:
         return self.domains[self.label[key]]

@@ -7,7 +7,7 @@ from typing import Any
 
 from .board import square_name
 from .constants import Age, Family
-from .domains import BoardIndex
+from .domains import board_index
 from .state import GameState
 from .words import phrase
 
@@ -19,7 +19,7 @@ def income(state: GameState, seat: int) -> tuple[int, list[dict[str, Any]]]:
     player = state.players[seat]
     reason_cubes = state.boards[Age.REASON].hamlet_cubes
     for age in sorted(set(player.adventurers)):  # R46: where his adventurers stand
-        idx = BoardIndex(state.boards[age])
+        idx = board_index(state.boards[age])
         for dom in idx.domains:
             members = [idx.buildings[k] for k in dom.members]
             if age is Age.REASON:  # R49
@@ -27,11 +27,13 @@ def income(state: GameState, seat: int) -> tuple[int, list[dict[str, Any]]]:
                 for b in members:
                     if b.family is not Family.CIVIL:
                         continue
-                    if b.tile is None:
+                    if b.printed:
                         if b.at in reason_cubes:
                             counts[reason_cubes[b.at]] += 1
                     else:
-                        counts.update(b.tile.cubes)
+                        tile = state.boards[age].tile(b.key)
+                        assert tile is not None
+                        counts.update(tile.cubes)
                 if counts[seat] == 0 or counts[seat] < max(counts.values()):
                     continue
                 amount = sum(b.income_value for b in members if b.family is not Family.CIVIL)

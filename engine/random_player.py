@@ -21,9 +21,10 @@ from typing import Any
 from .actions import Action
 from .board import FOOTPRINTS, PRINTED_HAMLETS, square_name
 from .constants import BUILDINGS, COLS, ROWS, Age, BuildingType, Family
-from .domains import BoardIndex
+from .domains import BoardIndex, board_index
 from .events import Event
 from .game import apply, current_seat, iter_legal_specs, new_game
+from .resolve import cells_of
 from .state import GameState, Options
 
 Chooser = Callable[[GameState, random.Random], tuple[int, Action]]
@@ -70,14 +71,9 @@ class _Boards:
 
     def __init__(self, state: GameState) -> None:
         self.memo: dict[tuple[Age, BuildingType, int, int], float] = {}
-        self.idx = [BoardIndex(b) for b in state.boards]
-        reason = self.idx[Age.REASON]
-        self.populated = {
-            c
-            for b in reason.buildings.values()
-            if b.tile is not None and b.tile.cubes
-            for c in b.cells
-        }
+        self.boards = state.boards
+        self.idx = [board_index(b) for b in state.boards]
+        self.populated = {c for t in state.boards[Age.REASON].tiles if t.cubes for c in cells_of(t)}
         self.hamlets = set(PRINTED_HAMLETS)
 
     def footprint_weight(self, age: Age, btype: BuildingType, at: int, own: int = 0) -> float:
@@ -124,7 +120,7 @@ class _Boards:
         return w
 
     def _splits(self, age: Age, keys: set[int]) -> bool:
-        after = BoardIndex(self.idx[age].board, exclude=keys)
+        after = BoardIndex(self.boards[age], exclude=keys)
         return any(count > 1 for dom in after.domains for _, count in dom.top.values())
 
     @staticmethod
@@ -152,8 +148,9 @@ def _weight(state: GameState, boards: _Boards, cls: type[Action], fields: dict[s
         return boards.footprint_weight(fields["age"], fields["to"], _SQUARE[fields["at"]], own)
     if kind == "populate":
         b = boards.idx[Age.REASON].at(_SQUARE[fields["square"]])
-        if b is not None and b.tile is not None and boards.hamlets & set(b.cells):
-            cubes = Counter(b.tile.cubes)
+        tile = None if b is None or b.printed else state.boards[Age.REASON].tile(b.key)
+        if b is not None and tile is not None and boards.hamlets & set(b.cells):
+            cubes = Counter(tile.cubes)
             mine = cubes.pop(state.turn, 0) + fields["count"]
             if cubes and mine == max(cubes.values()):
                 return 40.0  # a tie for the most cubes, should a paradox come (R30)

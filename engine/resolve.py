@@ -14,7 +14,7 @@ from typing import Any
 
 from .board import FOOTPRINTS, PRINTED_HAMLETS, inner_positions, square_name
 from .constants import BUILDINGS, HIERARCHY_ORDER, LADDER, Age, BuildingType, Family
-from .domains import BoardIndex, Building
+from .domains import BoardIndex, Building, board_index
 from .events import Event, event
 from .rules import age_code, hierarchy_problem, prompt_words, who
 from .state import (
@@ -229,7 +229,7 @@ def _ripple_step(
         return None
     fp = FOOTPRINTS[spec.size][src.at]
     assert fp is not None
-    idx = BoardIndex(board)
+    idx = board_index(board)
     skip = lineage.id if lineage is not None else 0
     overlapped = sorted(
         {idx.grid[c] for c in fp.cells if idx.grid[c] > 0 and idx.grid[c] != skip},
@@ -268,7 +268,7 @@ def _ripple_step(
             )
     originals: list[list[int]] = []
     if civil:
-        after = BoardIndex(board)
+        after = board_index(board)
         originals = touched_domains(after, fp.cells, fp.border)
     moved: list[int] = []
     if lineage is not None:
@@ -515,7 +515,7 @@ def _pick_and_downsize(
 def run_junction(
     state: GameState, task: JunctionTask, choice: int | None, events: list[Event]
 ) -> TaskResult:
-    idx = BoardIndex(state.boards[task.age])
+    idx = board_index(state.boards[task.age])
     if task.joiner not in idx.buildings:
         return DONE, []
     members = idx.domain_of(task.joiner).members
@@ -574,7 +574,7 @@ def run_junction(
 def run_sweep(
     state: GameState, task: SweepTask, choice: int | None, events: list[Event]
 ) -> TaskResult:
-    idx = BoardIndex(state.boards[task.age])
+    idx = board_index(state.boards[task.age])
     for dom in idx.domains:
         for fam in HIERARCHY_ORDER[task.age]:
             top = dom.top.get(fam)

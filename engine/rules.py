@@ -18,7 +18,7 @@ from .constants import (
     forest_surcharge,
     mountain_surcharge,
 )
-from .domains import BoardIndex
+from .domains import BoardIndex, board_index
 from .errors import IllegalAction
 from .state import Choice, Decision, GameState, Player
 from .words import phrase
@@ -52,7 +52,7 @@ def choice_words(choice: Choice) -> dict[str, Any] | str:
 
 
 class Ctx:
-    """Per-call cache of board indexes."""
+    """Per-call cache of board indexes (each from ``board_index``, shared between states)."""
 
     def __init__(self, state: GameState) -> None:
         self.state = state
@@ -61,7 +61,7 @@ class Ctx:
     def index(self, age: Age) -> BoardIndex:
         idx = self._idx.get(age)
         if idx is None:
-            idx = BoardIndex(self.state.boards[age])
+            idx = board_index(self.state.boards[age])
             self._idx[age] = idx
         return idx
 

@@ -3,12 +3,13 @@ its check, its effect, its generator and its autocomplete query."""
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from ..actions import Construct
 from ..board import FOOTPRINTS, square_name
 from ..constants import BONUS, BUILDINGS, Age, BuildingType, Family
-from ..domains import BoardIndex
+from ..domains import BoardIndex, board_index
 from ..errors import IllegalAction
 from ..events import Event, event
 from ..resolve import after_build, new_tile_id, touched_domains
@@ -86,15 +87,80 @@ def construct_placement(ctx: Ctx, age: Age, btype: BuildingType, at: int) -> Pla
     return Placement(at, spec.family, spec.value, surcharge(fp, ctx.state.options.players))
 
 
-def legal_construct_squares(ctx: Ctx, age: Age, btype: BuildingType) -> list[Placement]:
-    """Every top-left square where ``btype`` may stand on ``age`` (board rules only)."""
-    out = []
-    size = BUILDINGS[btype].size
-    for at, fp in enumerate(FOOTPRINTS[size]):
-        if fp is None:
+@functools.lru_cache(maxsize=64)
+def _placements(btype: BuildingType, players: int) -> tuple[Placement | None, ...]:
+    """``construct_placement`` of ``btype`` at every square (None off the grid): it depends on
+    the footprint and the number of players only."""
+    spec = BUILDINGS[btype]
+    return tuple(
+        None
+        if fp is None
+        else Placement(fp.top_left, spec.family, spec.value, surcharge(fp, players))
+        for fp in FOOTPRINTS[spec.size]
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def _options(btype: BuildingType, players: int) -> tuple[Option | None, ...]:
+    """The autocomplete answer of ``construct_options`` for each of ``_placements``."""
+    out: list[Option | None] = []
+    for place in _placements(btype, players):
+        if place is None:
+            out.append(None)
             continue
-        if construct_problem(ctx, age, btype, at, explain=False) is None:
-            out.append(construct_placement(ctx, age, btype, at))
+        name = square_name(place.at)
+        extra = f" + {place.extra} any" if place.extra else ""
+        label = f"{name}: {place.base} {place.family.value}{extra}"
+        out.append(Option(name, place.total, place.extra, label))
+    return tuple(out)
+
+
+def _board_squares(idx: BoardIndex, btype: BuildingType) -> tuple[int, ...]:
+    """The top-left squares where the tiles of ``idx``'s board let ``btype`` stand: the squares
+    ``construct_problem`` passes on Might or Faith with ``btype`` in stock (R15 inside the grid
+    and on empty squares, R18 river, R20 Dominion, R21 Hierarchy), in reading order.
+
+    The same tests as ``construct_problem``, with what does not depend on the square read once:
+    the domain of each square (``cell_domain``) and each domain's top value of the family. The
+    answer depends only on the board's tiles, so it is kept on the index, which is shared by
+    every board with the same tiles (``board_index``)."""
+    found = idx.construct_squares.get(btype)
+    if found is not None:
+        return found
+    spec = BUILDINGS[btype]
+    grid = idx.grid
+    river_ok = btype in (BuildingType.TOWN, BuildingType.CITY)
+    ranked = spec.family is not Family.CIVIL  # R20, R21 apply
+    cell_domain = idx.cell_domain if ranked else ()
+    tops = [d.top.get(spec.family, (0, 0))[0] for d in idx.domains] if ranked else []
+    out = []
+    for fp in FOOTPRINTS[spec.size]:
+        if fp is None or (fp.river and not river_ok):
+            continue
+        if any(grid[c] for c in fp.cells):
+            continue
+        if ranked:
+            joined = {cell_domain[c] for c in fp.border}
+            joined.discard(-1)
+            if len(joined) >= 2 or (joined and tops[joined.pop()] == spec.value):
+                continue
+        out.append(fp.top_left)
+    squares = tuple(out)
+    idx.construct_squares[btype] = squares
+    return squares
+
+
+def legal_construct_squares(ctx: Ctx, age: Age, btype: BuildingType) -> list[Placement]:
+    """Every top-left square where ``btype`` may stand on ``age`` (board rules only): the
+    squares where ``construct_problem`` finds nothing, with their placements."""
+    if age is Age.REASON or ctx.state.stock[btype] <= 0:
+        return []
+    places = _placements(btype, ctx.state.options.players)
+    out = []
+    for at in _board_squares(ctx.index(age), btype):
+        place = places[at]
+        assert place is not None
+        out.append(place)
     return out
 
 
@@ -125,7 +191,7 @@ def apply_construct(state: GameState, plan: Plan, events: list[Event]) -> None:
     spec = BUILDINGS[btype]
     fp = FOOTPRINTS[spec.size][plan.placement.at]
     assert fp is not None
-    originals = touched_domains(BoardIndex(state.boards[age]), fp.cells, fp.border)
+    originals = touched_domains(board_index(state.boards[age]), fp.cells, fp.border)
     owner = seat if spec.family is not Family.CIVIL else None
     tile = Tile(id=new_tile_id(state), type=btype, at=plan.placement.at, owner=owner)
     state.boards[age].tiles.append(tile)
@@ -195,12 +261,15 @@ def construct_options(state: GameState, seat: int, age: Age, btype: BuildingType
         return []
     player = state.players[seat]
     room = allowance(player, age)
-    fam = BUILDINGS[btype].family
+    options = _options(btype, state.options.players)
+    payable: dict[int, bool] = {}  # by surcharge: the rest of the cost is the same everywhere
     out = []
     for place in legal_construct_squares(Ctx(state), age, btype):
-        if payments(player.hand, place, room):
-            name = square_name(place.at)
-            extra = f" + {place.extra} any" if place.extra else ""
-            label = f"{name}: {place.base} {fam.value}{extra}"
-            out.append(Option(name, place.total, place.extra, label))
+        ok = payable.get(place.extra)
+        if ok is None:
+            ok = payable[place.extra] = bool(payments(player.hand, place, room))
+        if ok:
+            option = options[place.at]
+            assert option is not None
+            out.append(option)
     return out

@@ -11,22 +11,29 @@ from ..errors import IllegalAction
 from ..events import Event, event
 from ..resolve import cells_of, tile_words
 from ..rules import Ctx, allowance, payment_problem, who
-from ..state import GameState, Player
+from ..state import GameState, Player, Tile
 from ..words import phrase
 from .common import Plan, Specs, building_at, pay
 
 
+def _tile(state: GameState, b: Building) -> Tile:
+    """The Reason tile of ``b`` in ``state`` (an index holds no tiles: it may be shared)."""
+    tile = state.boards[Age.REASON].tile(b.key)
+    assert tile is not None
+    return tile
+
+
 def room_for_cubes(state: GameState, b: Building) -> int:
     """R41: cubes a civil building on Reason still takes (Hamlet 1, Town 3, City 5)."""
-    if b.tile is None:  # a printed hamlet holds its cube in the board's hamlet_cubes
+    if b.printed:  # a printed hamlet holds its cube in the board's hamlet_cubes
         return 0 if b.at in state.boards[Age.REASON].hamlet_cubes else 1
-    return capacity(b.type) - len(b.tile.cubes)
+    return capacity(b.type) - len(_tile(state, b).cubes)
 
 
-def cards_owed(b: Building) -> int:
+def cards_owed(state: GameState, b: Building) -> int:
     """R42: cards still owed to renovate a ruin (its ruin value, less a marked first card)."""
-    assert b.tile is not None
-    return BUILDINGS[b.type].ruin_value - (1 if b.tile.marker is not None else 0)
+    assert not b.printed
+    return BUILDINGS[b.type].ruin_value - (1 if _tile(state, b).marker is not None else 0)
 
 
 def _renovation_count(player: Player, b: Building, owed: int, asked: int | None) -> int:
@@ -69,7 +76,7 @@ def apply_populate(state: GameState, plan: Plan, events: list[Event]) -> None:
     pay(state, seat, Age.REASON, plan.cards)
     state.players[seat].cubes -= plan.count
     board = state.boards[Age.REASON]
-    if b.tile is None:
+    if b.printed:
         board.hamlet_cubes[b.at] = seat
     else:
         tile = board.tile(b.key)
@@ -95,7 +102,7 @@ def check_renovate(state: GameState, seat: int, action: Renovate) -> Plan:
     building = building_at(Ctx(state), Age.REASON, action.square)
     if not building.ruin:
         raise IllegalAction.say("refusal.renovate_not_ruin", "R42", tile=tile_words(building))
-    owed = cards_owed(building)
+    owed = cards_owed(state, building)
     count = _renovation_count(player, building, owed, action.cards)
     if count > owed:
         raise IllegalAction.say(
@@ -114,7 +121,7 @@ def apply_renovate(state: GameState, plan: Plan, events: list[Event]) -> None:
     assert plan.building is not None
     seat = plan.seat
     state.turn_state.acted = True
-    owed = cards_owed(plan.building)
+    owed = cards_owed(state, plan.building)
     pay(state, seat, Age.REASON, plan.cards)
     tile = state.boards[Age.REASON].tile(plan.building.key)
     assert tile is not None
@@ -151,7 +158,7 @@ def legal_reason_actions(state: GameState, seat: int, ctx: Ctx) -> Specs:
             for k in range(1, top + 1):
                 yield Populate, {"square": square_name(b.at), "count": k}
         elif b.ruin:
-            owed = cards_owed(b)
+            owed = cards_owed(state, b)
             for k in range(1, min(owed, hand.count(b.family), room) + 1):
                 if k == owed or player.cubes > 0:
                     yield Renovate, {"square": square_name(b.at), "cards": k}

@@ -8,7 +8,7 @@ from typing import Any
 from ..actions import Upgrade
 from ..board import FOOTPRINTS, outer_positions, square_name
 from ..constants import BONUS, BUILDINGS, LADDER, Age, BuildingType, Family
-from ..domains import BoardIndex, Building
+from ..domains import Building, board_index
 from ..errors import IllegalAction, MalformedAction
 from ..events import Event, event
 from ..resolve import after_build, new_tile_id, touched_domains
@@ -161,9 +161,9 @@ def apply_upgrade(state: GameState, plan: Plan, events: list[Event]) -> None:
     pay(state, seat, age, plan.cards)
     fp = FOOTPRINTS[BUILDINGS[to].size][plan.placement.at]
     assert fp is not None
-    originals = touched_domains(BoardIndex(state.boards[age]), fp.cells, fp.border)
+    originals = touched_domains(board_index(state.boards[age]), fp.cells, fp.border)
     old_at = b.at
-    if b.tile is None:  # R16: a printed hamlet stays underneath the new tile
+    if b.printed:  # R16: a printed hamlet stays underneath the new tile
         tile = Tile(id=new_tile_id(state), type=to, at=plan.placement.at)
         state.boards[age].tiles.append(tile)
         old = phrase("phrase.printed_hamlet")
