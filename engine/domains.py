@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from .board import FOOTPRINTS, PRINTED_HAMLETS
+from .board import FOOTPRINTS, PRINTED_HAMLETS, Footprint
 from .constants import (
     BUILDINGS,
     COLS,
@@ -134,6 +134,7 @@ class BoardIndex:
         # label and domains, set together (one assignment: safe to share between threads)
         self._computed: tuple[dict[int, int], list[DomainStats]] | None = None
         self._cell_domain: tuple[int, ...] | None = None
+        self._empty: dict[int, tuple[Footprint, ...]] = {}
         self.construct_squares: dict[BuildingType, tuple[int, ...]] = {}
 
     # --- domains -----------------------------------------------------------------------
@@ -197,6 +198,24 @@ class BoardIndex:
             self._compute()
         assert self._computed is not None
         return self._computed[1]
+
+    def empty_footprints(self, size: int) -> tuple[Footprint, ...]:
+        """The footprints of ``size`` inside the grid that cover only empty squares (no tile,
+        no visible printed hamlet), in reading order of their top-left squares."""
+        found = self._empty.get(size)
+        if found is None:
+            blocked: set[int] = set()  # top-left squares whose footprint covers a building
+            for c, key in enumerate(self.grid):
+                if key:
+                    row, col = divmod(c, COLS)
+                    for dr in range(min(size, row + 1)):
+                        for dc in range(min(size, col + 1)):
+                            blocked.add(c - dr * COLS - dc)
+            found = tuple(
+                fp for fp in FOOTPRINTS[size] if fp is not None and fp.top_left not in blocked
+            )
+            self._empty[size] = found
+        return found
 
     @property
     def cell_domain(self) -> tuple[int, ...]:

@@ -186,11 +186,24 @@ def _copy(m: _M, **mutable: Any) -> _M:
     return c
 
 
+def _copy_tile(t: Tile) -> Tile:
+    """``_copy(t, cubes=list(t.cubes))`` without the keyword arguments: the clone's most
+    frequent copy (every tile of every board)."""
+    c = _new(Tile)
+    d = t.__dict__.copy()
+    d["cubes"] = d["cubes"][:]
+    _set(c, "__dict__", d)
+    _set(c, "__pydantic_fields_set__", set(t.__pydantic_fields_set__))
+    _set(c, "__pydantic_extra__", None)
+    _set(c, "__pydantic_private__", None)
+    return c
+
+
 def _clone_state(s: GameState) -> GameState:
     boards = [
         _copy(
             b,
-            tiles=[_copy(t, cubes=list(t.cubes)) for t in b.tiles],
+            tiles=[_copy_tile(t) for t in b.tiles],
             hamlet_cubes=dict(b.hamlet_cubes),
         )
         for b in s.boards

@@ -128,16 +128,13 @@ def _board_squares(idx: BoardIndex, btype: BuildingType) -> tuple[int, ...]:
     if found is not None:
         return found
     spec = BUILDINGS[btype]
-    grid = idx.grid
     river_ok = btype in (BuildingType.TOWN, BuildingType.CITY)
     ranked = spec.family is not Family.CIVIL  # R20, R21 apply
     cell_domain = idx.cell_domain if ranked else ()
     tops = [d.top.get(spec.family, (0, 0))[0] for d in idx.domains] if ranked else []
     out = []
-    for fp in FOOTPRINTS[spec.size]:
-        if fp is None or (fp.river and not river_ok):
-            continue
-        if any(grid[c] for c in fp.cells):
+    for fp in idx.empty_footprints(spec.size):
+        if fp.river and not river_ok:
             continue
         if ranked:
             joined = {cell_domain[c] for c in fp.border}

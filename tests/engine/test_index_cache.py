@@ -33,6 +33,7 @@ def _facts(idx: BoardIndex, squares: bool) -> tuple[object, ...]:
         idx.label,
         [(d.members, d.top) for d in idx.domains],
         idx.cell_domain,
+        [idx.empty_footprints(size) for size in (1, 2, 3)],
         {t: _board_squares(idx, t) for t in BuildingType} if squares else None,
     )
 
