@@ -26,14 +26,29 @@ class MapError(ValueError):
     """The map data file breaks R1-R3."""
 
 
-def square_name(index: int) -> str:
-    """``0`` -> ``"A1"``."""
+def _name(index: int) -> str:
     row, col = divmod(index, COLS)
     return f"{COL_LETTERS[col]}{row + 1}"
 
 
+# Every square's name and back, read by the searches of the computer players thousands of
+# times per move; anything else (other spellings, errors) goes through the slow path.
+_NAMES = tuple(_name(i) for i in range(COLS * ROWS))
+_INDEX_OF = {name: i for i, name in enumerate(_NAMES)}
+
+
+def square_name(index: int) -> str:
+    """``0`` -> ``"A1"``."""
+    if 0 <= index < COLS * ROWS:
+        return _NAMES[index]
+    return _name(index)
+
+
 def parse_square(text: str) -> int:
     """``"C7"`` -> index. Raises ValueError for anything that is not a square of the grid."""
+    found = _INDEX_OF.get(text)
+    if found is not None:
+        return found
     match = _SQUARE_RE.match(text)
     if not match:
         raise ValueError(
