@@ -81,7 +81,7 @@ def board_key(board: Board) -> BoardKey:
 # Indexes by board key, shared by every state (a clone, a child of the search, a preview).
 # Only ever added to or cleared whole, so a lookup from another thread never fails.
 _INDEXES: dict[BoardKey, BoardIndex] = {}
-INDEX_CACHE_SIZE = 2048
+INDEX_CACHE_SIZE = 1024  # about 10-30 KB each: 10-30 MB at most
 
 
 def board_index(board: Board) -> BoardIndex:
