@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from .board import FOOTPRINTS, PRINTED_HAMLETS, Footprint
 from .constants import (
@@ -28,11 +29,11 @@ from .state import Board
 NCELLS = COLS * ROWS
 
 
-@dataclass(slots=True, frozen=True)
-class Building:
+class Building(NamedTuple):
     """What an index read from a tile (or a printed hamlet). It holds no ``Tile``: the index
     may be shared with other boards of the same tiles, so a tile is found by ``key`` on the
-    caller's own board (``Board.tile``)."""
+    caller's own board (``Board.tile``). Immutable (a named tuple: built four times faster
+    than a frozen dataclass)."""
 
     key: int
     type: BuildingType
@@ -155,8 +156,10 @@ class BoardIndex:
     def _compute(self) -> None:
         label: dict[int, int] = {}
         domains: list[DomainStats] = []
+        buildings = self.buildings
+        grid = self.grid
         # Reading order of the top-left square makes domain numbering stable.
-        for key in sorted(self.buildings, key=lambda k: self.buildings[k].at):
+        for key in sorted(buildings, key=lambda k: buildings[k].at):
             if key in label:
                 continue
             idx = len(domains)
@@ -164,18 +167,23 @@ class BoardIndex:
             label[key] = idx
             stack = [key]
             while stack:
-                for n in self.building_neighbours(stack.pop()):
+                # building_neighbours, inlined: the same set, hence the same members' order
+                own = stack.pop()
+                b = buildings[own]
+                fp = FOOTPRINTS[BUILDINGS[b.type].size][b.at]
+                assert fp is not None
+                for n in {grid[c] for c in fp.border if grid[c] != 0 and grid[c] != own}:
                     if n not in label:
                         label[n] = idx
                         members.append(n)
                         stack.append(n)
             stats = DomainStats(members)
             for m in members:
-                b = self.buildings[m]
-                fam = b.family
+                spec = BUILDINGS[buildings[m].type]
+                fam = spec.family
                 if fam is Family.CIVIL:
                     continue
-                v = b.value
+                v = spec.value  # a military or religious building is never a printed hamlet
                 cur = stats.top.get(fam)
                 if cur is None or v > cur[0]:
                     stats.top[fam] = (v, 1)
