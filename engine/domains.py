@@ -110,8 +110,9 @@ class BoardIndex:
     """Grid, buildings and domain labels of a board. ``exclude`` hides tiles (R27 judging).
 
     Read-only once built: ``board_index`` shares it between boards. Domains are computed on
-    first use; ``construct_squares`` is a slot for ``engine.moves.construct`` to keep, per
-    building type, the squares the board's tiles allow (it depends on nothing else)."""
+    first use; ``construct_squares`` (per building type) and ``upgrade_squares`` (per building
+    and new type) are slots for ``engine.moves`` to keep the squares the board's tiles allow
+    (they depend on nothing else)."""
 
     def __init__(self, board: Board, exclude: Iterable[int] = ()) -> None:
         excluded = set(exclude)
@@ -137,6 +138,7 @@ class BoardIndex:
         self._cell_domain: tuple[int, ...] | None = None
         self._empty: dict[int, tuple[Footprint, ...]] = {}
         self.construct_squares: dict[BuildingType, tuple[int, ...]] = {}
+        self.upgrade_squares: dict[tuple[int, BuildingType], tuple[int, ...]] = {}
 
     # --- domains -----------------------------------------------------------------------
 

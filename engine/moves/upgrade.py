@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..actions import Upgrade
-from ..board import FOOTPRINTS, outer_positions, square_name
+from ..board import FOOTPRINTS, Footprint, outer_positions, square_name
 from ..constants import BONUS, BUILDINGS, LADDER, Age, BuildingType, Family
-from ..domains import Building, board_index
+from ..domains import BoardIndex, Building, board_index
 from ..errors import IllegalAction, MalformedAction
 from ..events import Event, event
 from ..resolve import after_build, new_tile_id, touched_domains
@@ -42,10 +42,10 @@ def _what(building: Building) -> dict[str, Any]:
     return phrase("phrase.building", type=str(building.type))
 
 
-def upgrade_problem(
-    ctx: Ctx, seat: int, age: Age, building: Building, to: BuildingType, at: int
+def _fixed_problem(
+    seat: int, age: Age, building: Building, to: BuildingType
 ) -> IllegalAction | None:
-    """Board-side legality of an upgrade (no cards): R16, R18, R20, R21, R40."""
+    """The tests of ``upgrade_problem`` that do not depend on the square (R40, R16)."""
     if age is Age.REASON:
         return IllegalAction.say("refusal.upgrade_reason", "R40")
     old = building.type
@@ -61,6 +61,48 @@ def upgrade_problem(
         return IllegalAction.say(
             "refusal.upgrade_not_yours", "R16", what=_what(building), at=square_name(building.at)
         )
+    return None
+
+
+def _cover_problem(
+    idx: BoardIndex, building: Building, to: BuildingType, at: int, fp: Footprint
+) -> IllegalAction | None:
+    """R16 (the new footprint adds empty squares only) and R18 (river) for an upgrade."""
+    inside = set(building.cells)
+    for c in fp.cells:
+        if c in inside:
+            continue
+        if idx.grid[c] != 0:
+            return IllegalAction.say(
+                "refusal.upgrade_merge", "R16", to=str(to), at=square_name(c)
+            )
+    if fp.river and to not in (BuildingType.TOWN, BuildingType.CITY):
+        return IllegalAction.say("refusal.upgrade_river", "R18", to=str(to), at=square_name(at))
+    return None
+
+
+def _ranked_problem(
+    idx: BoardIndex, age: Age, building: Building, to: BuildingType, fp: Footprint
+) -> IllegalAction | None:
+    """R20 and R21 for an upgrade of a military or religious building (None for civil)."""
+    if building.family is Family.CIVIL:
+        return None
+
+    def name() -> dict[str, Any]:
+        where = square_name(building.at)
+        return phrase("phrase.upgrading", what=_what(building), where=where, to=str(to))
+
+    return hierarchy_problem(idx, age, to, fp, {building.key}, name)
+
+
+def upgrade_problem(
+    ctx: Ctx, seat: int, age: Age, building: Building, to: BuildingType, at: int
+) -> IllegalAction | None:
+    """Board-side legality of an upgrade (no cards): R16, R18, R20, R21, R40."""
+    problem = _fixed_problem(seat, age, building, to)
+    if problem is not None:
+        return problem
+    old = building.type
     size = BUILDINGS[to].size
     fp = FOOTPRINTS[size][at]
     old_size = BUILDINGS[old].size
@@ -74,26 +116,12 @@ def upgrade_problem(
             where=square_name(building.at),
         )
     idx = ctx.index(age)
-    inside = set(building.cells)
-    for c in fp.cells:
-        if c in inside:
-            continue
-        if idx.grid[c] != 0:
-            return IllegalAction.say(
-                "refusal.upgrade_merge", "R16", to=str(to), at=square_name(c)
-            )
-    if fp.river and to not in (BuildingType.TOWN, BuildingType.CITY):
-        return IllegalAction.say("refusal.upgrade_river", "R18", to=str(to), at=square_name(at))
+    problem = _cover_problem(idx, building, to, at, fp)
+    if problem is not None:
+        return problem
     if ctx.state.stock[to] <= 0:
         return IllegalAction.say("refusal.upgrade_stock", "R16", to=str(to))
-    if building.family is not Family.CIVIL:
-
-        def name() -> dict[str, Any]:
-            where = square_name(building.at)
-            return phrase("phrase.upgrading", what=_what(building), where=where, to=str(to))
-
-        return hierarchy_problem(idx, age, to, fp, {building.key}, name)
-    return None
+    return _ranked_problem(idx, age, building, to, fp)
 
 
 def upgrade_placement(ctx: Ctx, building: Building, to: BuildingType, at: int) -> Placement:
@@ -103,15 +131,43 @@ def upgrade_placement(ctx: Ctx, building: Building, to: BuildingType, at: int) -
     return Placement(at, building.family, base, surcharge(fp, ctx.state.options.players))
 
 
+def _board_upgrade_squares(
+    idx: BoardIndex, age: Age, building: Building, to: BuildingType
+) -> tuple[int, ...]:
+    """The top-left squares (in ``outer_positions`` order, all inside the grid) where the tiles
+    of ``idx``'s board let ``building`` become ``to``: ``_cover_problem`` and
+    ``_ranked_problem`` find nothing. They depend on the board's tiles only (R20 and R21 read
+    the same on Might and Faith; Reason is refused before), so they are kept on the index,
+    which is shared by every board with the same tiles."""
+    key = (building.key, to)
+    found = idx.upgrade_squares.get(key)
+    if found is None:
+        size = BUILDINGS[to].size
+        out = []
+        for at in outer_positions(building.at, BUILDINGS[building.type].size, size):
+            fp = FOOTPRINTS[size][at]
+            assert fp is not None
+            if (
+                _cover_problem(idx, building, to, at, fp) is None
+                and _ranked_problem(idx, age, building, to, fp) is None
+            ):
+                out.append(at)
+        found = tuple(out)
+        idx.upgrade_squares[key] = found
+    return found
+
+
 def legal_upgrade_placements(
     ctx: Ctx, seat: int, age: Age, building: Building, to: BuildingType
 ) -> list[Placement]:
-    size = BUILDINGS[to].size
-    out = []
-    for at in outer_positions(building.at, BUILDINGS[building.type].size, size):
-        if upgrade_problem(ctx, seat, age, building, to, at) is None:
-            out.append(upgrade_placement(ctx, building, to, at))
-    return out
+    """The placements where ``upgrade_problem`` finds nothing: its tests that do not depend on
+    the square (and the stock) once, then the board's squares for this building."""
+    if _fixed_problem(seat, age, building, to) is not None or ctx.state.stock[to] <= 0:
+        return []
+    return [
+        upgrade_placement(ctx, building, to, at)
+        for at in _board_upgrade_squares(ctx.index(age), age, building, to)
+    ]
 
 
 def _upgrade_at(ctx: Ctx, seat: int, action: Upgrade, building: Building) -> int:

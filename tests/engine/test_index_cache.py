@@ -14,9 +14,17 @@ from typing import get_args
 
 from engine import Age, BuildingType, Choose, Construct, Options, apply, legal_actions, new_game
 from engine.actions import Action
+from engine.board import outer_positions
 from engine.builder import position
+from engine.constants import BUILDINGS
 from engine.domains import BoardIndex, board_index
 from engine.moves.construct import _board_squares, construct_problem, legal_construct_squares
+from engine.moves.upgrade import (
+    _board_upgrade_squares,
+    legal_upgrade_placements,
+    upgrade_problem,
+    upgrade_targets,
+)
 from engine.random_player import random_action, seeking_action
 from engine.rules import Ctx
 from engine.state import Board, GameState, Tile
@@ -35,6 +43,13 @@ def _facts(idx: BoardIndex, squares: bool) -> tuple[object, ...]:
         idx.cell_domain,
         [idx.empty_footprints(size) for size in (1, 2, 3)],
         {t: _board_squares(idx, t) for t in BuildingType} if squares else None,
+        {
+            (b.key, to): _board_upgrade_squares(idx, M, b, to)
+            for b in idx.buildings.values()
+            for to in upgrade_targets(b.type)
+        }
+        if squares
+        else None,
     )
 
 
@@ -129,8 +144,8 @@ def test_a_mutated_clone_leaves_the_original_index_alone() -> None:
     assert _assert_fresh(state.boards[M]) == original
 
 
-def test_construct_squares_are_the_squares_construct_problem_accepts() -> None:
-    """The fast per-type squares equal the rule function ``check`` uses, square by square."""
+def test_construct_and_upgrade_squares_are_those_their_rule_functions_accept() -> None:
+    """The fast squares equal the rule functions ``check`` uses, square by square."""
     chooser = random.Random(3)
     state = new_game(Options(players=3), 3)
     positions = 0
@@ -150,4 +165,16 @@ def test_construct_squares_are_the_squares_construct_problem_accepts() -> None:
                     if construct_problem(Ctx(state), age, btype, at, explain=False) is None
                 ]
                 assert fast == slow, (age, btype)
+            for seat in range(len(state.players)):
+                ctx = Ctx(state)
+                for b in list(ctx.index(age).buildings.values()):
+                    for to in BuildingType:
+                        size = BUILDINGS[to].size
+                        fast = [p.at for p in legal_upgrade_placements(ctx, seat, age, b, to)]
+                        slow = [
+                            at
+                            for at in outer_positions(b.at, BUILDINGS[b.type].size, size)
+                            if upgrade_problem(Ctx(state), seat, age, b, to, at) is None
+                        ]
+                        assert fast == slow, (age, b, to)
     assert positions >= 8
