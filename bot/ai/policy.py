@@ -50,9 +50,13 @@ SQUARES_APART = 1  # ... and that touch nothing (a new domain)
 SHORTLIST = 3  # whole-turn plans ``normal`` weighs against the rivals' replies
 BEAM = (6, 3, 2)  # positions kept per level of ``normal``'s search of its own turn (then 2)
 REPLY_WEIGHT = 0.5  # share of the replies in a plan's value (the rest: its end-of-turn score)
-REPLY_STEPS = 1  # steps each rival plays in ``normal``'s replies before ending its turn
-PLAN_SHARE = 0.5  # part of ``normal``'s time budget for searching its own turn
 TURN_STEPS = 8  # actions planned in one turn, at most, before ending it
+REPLY_STEPS = TURN_STEPS  # steps each rival plays in ``normal``'s replies: its whole turn
+REPLY_RIVALS = 2  # rivals that reply in ``normal``'s samples (the next ones in seat order)
+REPLY_STEPS_FORESEEN = 3  # steps a rival's reply is expected to take (to foresee a sample's cost)
+PLAN_SHARE = 0.5  # part of ``normal``'s time budget for searching its own turn
+HARD_CAP_S = 4.0  # ``normal`` stops searching after this, whatever its budget and the machine
+HARD_FACTOR = 3.0  # ... or after this many times its budget, if that comes first
 COMPLETE = 3  # unfinished positions of the beam completed greedily when its time is up
 CAREFUL = True  # ``normal`` judges positions with the careful evaluation
 GAIN_EPSILON = 1e-6
@@ -295,12 +299,19 @@ def best_step(state: GameState, seat: int, careful: bool = False) -> Step:
 
 
 def finish_turn(
-    state: GameState, seat: int, limit: int = TURN_STEPS, careful: bool = False
+    state: GameState,
+    seat: int,
+    limit: int = TURN_STEPS,
+    careful: bool = False,
+    stop_at: float | None = None,
 ) -> tuple[GameState, list[Action]]:
     """Play ``seat``'s turn to its end with the easy policy (greedy steps, by the ``careful``
-    evaluation if asked); returns the state and the actions."""
+    evaluation if asked); returns the state and the actions. Past ``stop_at`` (a
+    ``time.perf_counter()`` instant) it stops where it stands, the turn unfinished."""
     done: list[Action] = []
     while not state.over and state.turn == seat and current_seat(state) == seat:
+        if stop_at is not None and done and time.perf_counter() > stop_at:
+            break
         if len(done) >= limit:
             step = Step([EndTurn()], _play(state, seat, EndTurn()), 0.0)
         else:
@@ -423,13 +434,15 @@ def plan_turns(
     beam: tuple[int, ...],
     deadline: float,
     finish_by: float | None = None,
+    stop_at: float | None = None,
 ) -> list[Plan]:
     """Beam search over ``seat``'s action sequences to the end of its turn; best first.
 
     Level ``d`` expands the ``beam[d]`` best unfinished positions by every step; positions reached
     by the same actions in another order are kept once. When ``deadline`` passes, the best
     unfinished positions play the rest of their turn greedily: the best one always, the next
-    ones (up to ``COMPLETE``) while ``finish_by`` (default: ``deadline``) has not passed."""
+    ones (up to ``COMPLETE``) while ``finish_by`` (default: ``deadline``) has not passed; past
+    ``stop_at`` a completion stops where it stands."""
     frontier: list[Plan] = [Plan([], state, evaluate(state, seat, CAREFUL))]
     done: list[Plan] = []
     for depth in range(TURN_STEPS):
@@ -452,15 +465,21 @@ def plan_turns(
     for i, plan in enumerate(frontier[:COMPLETE]):  # out of depth or time: finish greedily
         if i and time.perf_counter() > (deadline if finish_by is None else finish_by):
             break
-        after, rest = finish_turn(plan.state, seat, TURN_STEPS - len(plan.actions), CAREFUL)
+        after, rest = finish_turn(
+            plan.state, seat, TURN_STEPS - len(plan.actions), CAREFUL, stop_at
+        )
         done.append(Plan(plan.actions + rest, after, evaluate(after, seat, CAREFUL)))
     return sorted(done, key=lambda p: -p.score)
 
 
-def _replies(state: GameState, seat: int, moves: int) -> GameState:
-    """The rivals' replies: each in turn plays its ``moves`` best steps (easy policy), then ends
-    its turn, until ``seat`` is to play again."""
-    while not state.over and state.turn != seat:
+def _replies(
+    state: GameState, seat: int, moves: int = REPLY_STEPS, rivals: int = REPLY_RIVALS
+) -> GameState:
+    """The rivals' replies: the next ``rivals`` seats in turn each play up to ``moves`` best
+    steps (easy policy: by default their whole turn, as ``easy`` plays it), then end their turn.
+    Stops earlier when ``seat`` is to play again or the game ends."""
+    replied = 0
+    while not state.over and state.turn != seat and replied < rivals:
         rival = state.turn
         for _ in range(moves):
             step = best_step(state, rival)
@@ -470,6 +489,7 @@ def _replies(state: GameState, seat: int, moves: int) -> GameState:
                 break
         if not _turn_over(state, rival):
             state = _play(state, rival, EndTurn())
+        replied += 1
     return state
 
 
@@ -500,7 +520,11 @@ def _remember(view: PlayerView, plan: Plan, chooser: random.Random) -> None:
 
 
 def shortlist(
-    root: GameState, seat: int, deadline: float, finish_by: float | None = None
+    root: GameState,
+    seat: int,
+    deadline: float,
+    finish_by: float | None = None,
+    stop_at: float | None = None,
 ) -> list[Plan]:
     """The whole-turn plans ``normal`` weighs against the replies: the best few of the beam
     search (distinct first actions first: that is what is decided now) and, always, the turn
@@ -509,9 +533,9 @@ def shortlist(
     _EXPANDED = {}  # the easy turn, the beam and its completions meet the same positions
     began = time.perf_counter()
     try:
-        after, actions = finish_turn(root, seat)
+        after, actions = finish_turn(root, seat, stop_at=stop_at)
         easy_plan = Plan(actions, after, evaluate(after, seat, CAREFUL))
-        plans = plan_turns(root, seat, BEAM, deadline, finish_by)
+        plans = plan_turns(root, seat, BEAM, deadline, finish_by, stop_at)
         _EXPAND_S = (time.perf_counter() - began) / max(1, len(_EXPANDED))
     finally:
         _EXPANDED = None
@@ -542,15 +566,23 @@ def choose_normal(view: PlayerView, chooser: random.Random, budget_s: float) -> 
         return planned
     start = time.perf_counter()
     deadline = start + budget_s
+    # a hard stop, whatever the machine's load: searches on a busy machine run long
+    hard = start + min(HARD_CAP_S, max(budget_s, HARD_FACTOR * budget_s)) if budget_s else None
     seat = view.seat
     root = sample_state(view, chooser)
-    short = shortlist(root, seat, start + budget_s * PLAN_SHARE, deadline)
-    # what a sample will take (at first: one expansion per rival's step, per plan; then what
-    # the last one took): no sample is begun that would end after the deadline
-    rivals = len(view.players) - 1
-    last = _EXPAND_S * len(short) * rivals * REPLY_STEPS
-    while len(short) > 1 and time.perf_counter() + last < deadline:
-        began = time.perf_counter()
+    short = shortlist(root, seat, start + budget_s * PLAN_SHARE, deadline, hard)
+    # The samples of the replies. The first is begun if it should end before the hard stop
+    # (foreseen from the search's time per expansion), even when the search of the turn used
+    # the budget: it is the one that shows what the rivals take next; later ones only if they
+    # should end within the budget (foreseen from the last one). A sample counts only when
+    # every plan has seen it.
+    replying = min(REPLY_RIVALS, len(view.players) - 1)
+    last = _EXPAND_S * len(short) * replying * REPLY_STEPS_FORESEEN
+    taken = 0
+    while len(short) > 1 and hard is not None:
+        now = time.perf_counter()
+        if now + last > (hard if taken == 0 else deadline):
+            break
         sample = sample_state(view, chooser)
         scores: list[float] = []
         for plan in short:
@@ -560,14 +592,15 @@ def choose_normal(view: PlayerView, chooser: random.Random, budget_s: float) -> 
                 if _turn_over(state, seat):
                     break
             if not _turn_over(state, seat):
-                state, _ = finish_turn(state, seat, careful=CAREFUL)
-            scores.append(evaluate(_replies(state, seat, REPLY_STEPS), seat, CAREFUL))
-            if time.perf_counter() > deadline:
+                state, _ = finish_turn(state, seat, careful=CAREFUL, stop_at=hard)
+            scores.append(evaluate(_replies(state, seat), seat, CAREFUL))
+            if time.perf_counter() > hard:
                 break
-        if len(scores) == len(short):  # a sample counts only when every plan has seen it
+        if len(scores) == len(short):
             for plan, score in zip(short, scores, strict=True):
                 plan.replies.append(score)
-        last = time.perf_counter() - began
+            taken += 1
+        last = time.perf_counter() - now
     best = max(short, key=lambda p: p.value)
     _remember(view, best, chooser)
     return best.actions[0]
