@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from bot.ai import choose_action, policy
 from bot.ai.policy import BEAM, candidates, finish_turn, plan_turns, shortlist
 from engine import (
@@ -83,3 +85,64 @@ def test_candidates_remembered_per_board_are_those_computed_afresh() -> None:
             assert candidates(state, seat) == warm, state.step
             checked += 1
     assert checked > 5
+
+
+def test_r11_past_the_hard_stop_a_turn_is_left_unfinished_after_one_step() -> None:
+    """The hard stop bounds the thinking time on a busy machine: a greedy completion whose stop
+    has passed plays one step (a decision always has an action) and leaves the turn open."""
+    state = _busy_turn(2, 4)
+    seat = state.turn
+    _, whole = finish_turn(state, seat)
+    after, cut = finish_turn(state, seat, stop_at=0.0)
+    assert len(whole) > len(cut) >= 1
+    assert cut == whole[: len(cut)]
+    assert after.turn == seat and not after.over
+
+
+def test_rivals_reply_with_the_whole_turn_easy_would_play() -> None:
+    """In ``normal``'s samples each replying rival plays its whole turn as ``easy`` plays it
+    (greedy steps by the plain evaluation), and only the next ``rivals`` seats reply."""
+    longest = 0
+    for state in _turn_starts(3, 11, 8)[3:6]:
+        seat = state.turn
+        mine, _ = finish_turn(state, seat)
+        first = mine.turn
+        expected, easy_turn = finish_turn(mine, first)
+        longest = max(longest, sum(isinstance(a, CARD_ACTIONS) for a in easy_turn))
+        one = policy._replies(mine, seat, rivals=1)
+        assert one.step == expected.step
+        assert one.turn == expected.turn != first
+        both = policy._replies(mine, seat)
+        assert both.turn == seat or both.over
+    assert longest >= 2  # a reply of several steps was among those checked
+
+
+def test_the_first_sample_of_the_replies_is_taken_even_when_the_budget_is_spent(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """However long the search of its own turn took, ``normal`` weighs its plans after one sample
+    of the rivals' replies if that fits before the hard stop; later samples only within the
+    budget. (A tiny budget with a far hard stop makes this independent of the machine.)"""
+    weighed: list[list[policy.Plan]] = []
+    real = policy.shortlist
+
+    def spy(
+        root: GameState,
+        seat: int,
+        deadline: float,
+        finish_by: float | None = None,
+        stop_at: float | None = None,
+    ) -> list[policy.Plan]:
+        plans = real(root, seat, deadline, finish_by, stop_at)
+        weighed.append(plans)
+        return plans
+
+    monkeypatch.setattr(policy, "shortlist", spy)
+    monkeypatch.setattr(policy, "HARD_FACTOR", 1e6)
+    monkeypatch.setattr(policy, "HARD_CAP_S", 600.0)
+    state = _busy_turn(2, 4)
+    policy.forget_plans()
+    choose_action(player_view(state, state.turn), "normal", 1e-4, random.Random(3))
+    (plans,) = weighed
+    assert len(plans) > 1
+    assert all(len(p.replies) == 1 for p in plans)
