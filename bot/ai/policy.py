@@ -48,11 +48,12 @@ from .evaluate import COLS, ROWS, evaluate
 SQUARES_NEAR = 4  # construct squares kept per (board, building) that touch a domain
 SQUARES_APART = 1  # ... and that touch nothing (a new domain)
 SHORTLIST = 3  # whole-turn plans ``normal`` weighs against the rivals' replies
+SHORTLIST_MARGIN = 3.0  # ... those at most this far (Ecus) behind the best at the end of the turn
 BEAM = (6, 3, 2)  # positions kept per level of ``normal``'s search of its own turn (then 2)
 REPLY_WEIGHT = 0.5  # share of the replies in a plan's value (the rest: its end-of-turn score)
 TURN_STEPS = 8  # actions planned in one turn, at most, before ending it
 REPLY_STEPS = TURN_STEPS  # steps each rival plays in ``normal``'s replies: its whole turn
-REPLY_RIVALS = 2  # rivals that reply in ``normal``'s samples (the next ones in seat order)
+REPLY_RIVALS = 4  # rivals that reply in ``normal``'s samples (the next ones in seat order)
 REPLY_STEPS_FORESEEN = 3  # steps a rival's reply is expected to take (to foresee a sample's cost)
 PLAN_SHARE = 0.5  # part of ``normal``'s time budget for searching its own turn
 HARD_CAP_S = 4.0  # ``normal`` stops searching after this, whatever its budget and the machine
@@ -84,16 +85,25 @@ def _occupied(state: GameState, age: Age) -> set[int]:
     return cells
 
 
-def _contacts(at: int, size: int, occupied: set[int]) -> int:
-    """Occupied squares along the footprint's sides (R19: domains join through sides)."""
+def _perimeter(at: int, size: int) -> tuple[int, ...]:
+    """The squares along the sides of a footprint, inside the grid (R19: sides, not corners)."""
     row, col = divmod(at, COLS)
-    n = 0
+    out = []
     for i in range(size):
         for r, c in ((row - 1, col + i), (row + size, col + i), (row + i, col - 1),
                      (row + i, col + size)):
-            if 0 <= r < ROWS and 0 <= c < COLS and r * COLS + c in occupied:
-                n += 1
-    return n
+            if 0 <= r < ROWS and 0 <= c < COLS:
+                out.append(r * COLS + c)
+    return tuple(out)
+
+
+# size -> top-left square -> the squares along its footprint's sides (computed once)
+_PERIMETERS = {size: [_perimeter(at, size) for at in range(COLS * ROWS)] for size in (1, 2, 3)}
+
+
+def _contacts(at: int, size: int, occupied: set[int]) -> int:
+    """Occupied squares along the footprint's sides (R19: domains join through sides)."""
+    return sum(1 for c in _PERIMETERS[size][at] if c in occupied)
 
 
 def _is_legal(state: GameState, seat: int, action: Action) -> bool:
@@ -547,7 +557,9 @@ def shortlist(
     short += [p for p in plans if p not in short][: max(0, SHORTLIST - len(short))]
     if all(p.actions != easy_plan.actions for p in short):
         short.append(easy_plan)
-    return short
+    # a plan far behind the best at the end of the turn is not worth a sample of the replies
+    best = max(p.score for p in short)
+    return [p for p in short if p.score >= best - SHORTLIST_MARGIN]
 
 
 def choose_normal(view: PlayerView, chooser: random.Random, budget_s: float) -> Action:

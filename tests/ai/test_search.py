@@ -9,6 +9,7 @@ import random
 import pytest
 
 from bot.ai import choose_action, policy
+from bot.ai.evaluate import evaluate
 from bot.ai.policy import BEAM, candidates, finish_turn, plan_turns, shortlist
 from engine import (
     Construct,
@@ -64,13 +65,23 @@ def test_r11_a_search_out_of_time_still_plays_the_whole_turn() -> None:
 
 
 def test_normal_always_weighs_the_turn_easy_would_play() -> None:
-    """Whatever the beam finds, easy's whole turn is among the plans compared after the replies:
-    the search can only add to what easy sees."""
+    """Whatever the beam finds, easy's whole turn is weighed: it is among the plans compared
+    after the replies unless it ends the turn more than ``SHORTLIST_MARGIN`` Ecus behind the
+    best plan, and no plan that far behind is sampled."""
+    kept = 0
     for state in _turn_starts(2, 6, 7)[2:]:
         seat = state.turn
-        _, easy_actions = finish_turn(state, seat)
+        after, easy_actions = finish_turn(state, seat)
+        easy_score = evaluate(after, seat, policy.CAREFUL)
         plans = shortlist(state, seat, deadline=0.0)
-        assert any(p.actions == easy_actions for p in plans), state.step
+        best = max(p.score for p in plans)
+        assert all(p.score >= best - policy.SHORTLIST_MARGIN for p in plans), state.step
+        if easy_score >= best - policy.SHORTLIST_MARGIN:
+            assert any(p.actions == easy_actions for p in plans), state.step
+            kept += 1
+        else:
+            assert easy_score < best
+    assert kept >= 3
 
 
 def test_candidates_remembered_per_board_are_those_computed_afresh() -> None:
@@ -140,9 +151,11 @@ def test_the_first_sample_of_the_replies_is_taken_even_when_the_budget_is_spent(
     monkeypatch.setattr(policy, "shortlist", spy)
     monkeypatch.setattr(policy, "HARD_FACTOR", 1e6)
     monkeypatch.setattr(policy, "HARD_CAP_S", 600.0)
-    state = _busy_turn(2, 4)
-    policy.forget_plans()
-    choose_action(player_view(state, state.turn), "normal", 1e-4, random.Random(3))
-    (plans,) = weighed
-    assert len(plans) > 1
-    assert all(len(p.replies) == 1 for p in plans)
+    for state in _turn_starts(2, 4, 8)[1:]:
+        policy.forget_plans()
+        choose_action(player_view(state, state.turn), "normal", 1e-4, random.Random(3))
+        plans = weighed[-1]
+        if len(plans) > 1:
+            assert all(len(p.replies) == 1 for p in plans)
+            return
+    raise AssertionError("no turn with two plans to weigh")
