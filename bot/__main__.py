@@ -118,6 +118,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             database_url=settings.database_url,
             bots=args.bots or 0,
             bot_level=args.level or "normal",
+            bot_budget=settings.computer_budget,
         )
     if args.data_dir is not None:
         settings = settings.model_copy(update={"data_dir": data_dir})

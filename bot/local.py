@@ -476,7 +476,7 @@ def run_local(
     database_url: str | None = None,
     bots: int = 0,
     bot_level: str = "normal",
-    bot_budget: float = 1.0,
+    bot_budget: float = 0.8,
 ) -> int:
     """Play in the terminal until the game ends, the input ends, ``/quit`` or Ctrl-C.
 

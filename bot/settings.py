@@ -63,7 +63,7 @@ class Settings(BaseSettings):
     # computer seats (docs/ai.md): seconds before one acts, and its thinking time per decision
     computer_delay: float = Field(default=3.0, ge=0, le=600, allow_inf_nan=False,
                                   alias="KHRONOS_COMPUTER_DELAY")
-    computer_budget: float = Field(default=0.5, ge=0, le=30, allow_inf_nan=False,
+    computer_budget: float = Field(default=0.8, ge=0, le=30, allow_inf_nan=False,
                                    alias="KHRONOS_COMPUTER_BUDGET")
     # processes the computers think in (0: a thread of the bot's process); docs/ai.md
     ai_workers: int = Field(default=1, ge=0, le=16, alias="KHRONOS_AI_WORKERS")

@@ -591,7 +591,8 @@ def choose_normal(view: PlayerView, chooser: random.Random, budget_s: float) -> 
     replying = min(REPLY_RIVALS, len(view.players) - 1)
     last = _EXPAND_S * len(short) * replying * REPLY_STEPS_FORESEEN
     taken = 0
-    while len(short) > 1 and hard is not None:
+    over = all(p.state.over for p in short)  # the game ends with this turn: nobody replies
+    while len(short) > 1 and hard is not None and not over:
         now = time.perf_counter()
         if now + last > (hard if taken == 0 else deadline):
             break
