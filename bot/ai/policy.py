@@ -52,7 +52,6 @@ SHORTLIST_MARGIN = 3.0  # ... those at most this far (Ecus) behind the best at t
 BEAM = (6, 3, 2)  # positions kept per level of ``normal``'s search of its own turn (then 2)
 REPLY_WEIGHT = 0.5  # share of the replies in a plan's value (the rest: its end-of-turn score)
 TURN_STEPS = 8  # actions planned in one turn, at most, before ending it
-REPLY_STEPS = TURN_STEPS  # steps each rival plays in ``normal``'s replies: its whole turn
 REPLY_RIVALS = 4  # rivals that reply in ``normal``'s samples (the next ones in seat order)
 REPLY_STEPS_FORESEEN = 3  # steps a rival's reply is expected to take (to foresee a sample's cost)
 PLAN_SHARE = 0.5  # part of ``normal``'s time budget for searching its own turn
@@ -482,24 +481,14 @@ def plan_turns(
     return sorted(done, key=lambda p: -p.score)
 
 
-def _replies(
-    state: GameState, seat: int, moves: int = REPLY_STEPS, rivals: int = REPLY_RIVALS
-) -> GameState:
-    """The rivals' replies: the next ``rivals`` seats in turn each play up to ``moves`` best
-    steps (easy policy: by default their whole turn, as ``easy`` plays it), then end their turn.
-    Stops earlier when ``seat`` is to play again or the game ends."""
-    replied = 0
-    while not state.over and state.turn != seat and replied < rivals:
-        rival = state.turn
-        for _ in range(moves):
-            step = best_step(state, rival)
-            for action in step.actions:
-                state = _play(state, rival, action)
-            if _turn_over(state, rival):
-                break
-        if not _turn_over(state, rival):
-            state = _play(state, rival, EndTurn())
-        replied += 1
+def _replies(state: GameState, seat: int, rivals: int = REPLY_RIVALS) -> GameState:
+    """The rivals' replies: the next ``rivals`` seats in turn each play their whole turn as
+    ``easy`` plays it (``finish_turn``: greedy steps by the plain evaluation). Stops earlier when
+    ``seat`` is to play again or the game ends."""
+    for _ in range(rivals):
+        if state.over or state.turn == seat:
+            break
+        state, _ = finish_turn(state, state.turn)
     return state
 
 
