@@ -325,6 +325,62 @@ async def test_a_computer_answers_its_r37_choice_and_the_game_goes_on(scene: Sce
     assert rows and not to_it, "no choice and no DM addressed to the computer"
 
 
+async def test_a_computer_answers_the_choice_its_own_move_provoked(
+        scene: Scene, caplog: pytest.LogCaptureFixture) -> None:
+    """R32/R33/R37, the computer as the mover: its Hamlet has joined its Keep to alice's
+    stronger domain (Keep + Watchtower), so its own Keep is downsized and, owning it, it must
+    choose where the Watchtower goes, in the middle of its own turn. It answers by itself
+    (nothing sent to it), plays the rest of its turn and hands the turn to alice."""
+    from engine.builder import position, tile_at
+
+    caplog.set_level(logging.WARNING, logger="khronos")
+    fake, ch = scene.fake, scene.ch
+    alice = fake.add_user("alice")
+    async with fake.running(make_bot(scene, 600.0)) as bot:
+        table = Table(fake, bot, ch, [alice])
+        await table.slash(alice, "create")
+        await table.slash(alice, "addbot", level="easy")
+        await table.slash(alice, "start")
+        info, state = await table.state()
+        a = info.seat_of(alice.id)
+        c = 1 - a
+        if engine.current_seat(state) == a:  # the computer's turn, with its durable timer
+            await table.play(alice, engine.EndTurn())
+        info, state = await table.state()
+        assert engine.current_seat(state) == c
+        prepared = position(2, might=f"Keep F4 {a}; Watchtower F6 {a}; Keep I4 {c}",
+                            faith=f"Keep I4 {c} copy", reason="Keep I4 ruin copy",
+                            hands={c: "ccmr"}, turn=c)
+        provoked, _ = engine.apply(prepared, c, engine.Construct(
+            age=Age.MIGHT, building=engine.BuildingType.HAMLET, square="H4"))
+        assert provoked.pending is not None and provoked.pending.seat == c == provoked.turn
+        async with bot.service.storage.write() as tx:
+            game = await tx.game(info.game_id)
+            assert game is not None
+            await tx.update_game(game.id, game.version, now=0.0,
+                                 state=provoked.model_dump_json(),
+                                 checkpoint=provoked.model_dump_json())
+        bot.service.computer_delay = 0.0
+        await due_now(bot, info.game_id)
+        state = await turn_of(table, alice.id)
+        assert state.pending is None and state.turn == a, "its turn ended, alice plays"
+        assert tile_at(state, Age.FAITH, "I4") is None, "its Keep's copy went with the Keep"
+        towers = [sq for sq in ("I4", "J4", "I5", "J5")
+                  if (t := tile_at(state, Age.MIGHT, sq)) is not None
+                  and t.type is engine.BuildingType.WATCHTOWER and t.owner == c]
+        assert len(towers) == 1, "its Watchtower stands inside the old footprint"
+        async with bot.service.storage.read() as q:
+            rows = [r for r in [await q.outbox_row(i) for i in range(1, 300)] if r is not None]
+    posts = [m.content for m in fake.channel_messages(ch)]
+    assert any(p.startswith(f"{MARK} Computer 1 (easy) chooses {towers[0]}")
+               and "downsized to a Watchtower" in p for p in posts), (
+        "its answer is posted, marked as a computer's")
+    to_it = [r for r in rows if r.user_id is not None and r.user_id < 0]
+    assert rows and not to_it, "no choice and no DM addressed to the computer"
+    said = [r.getMessage() for r in caplog.records]
+    assert not [m for m in said if "the computer" in m], "it decided: no default played"
+
+
 async def test_a_restart_in_the_middle_of_a_computers_turn(scene: Scene) -> None:
     """The computer has played part of its turn when the bot stops; after the start its
     durable timer fires and it finishes that same turn, nothing played twice or lost."""
