@@ -16,7 +16,7 @@ import pytest
 import engine
 from bot.discord_app import KhronosBot
 from bot.service import MARK, TimerKind, is_computer
-from bot.storage import Storage
+from bot.storage import OutboxRow, Storage
 from engine import Age
 from tests.e2e.conftest import Scene
 from tests.e2e.test_bot_game import Table, decodes, pick
@@ -274,11 +274,59 @@ async def test_a_rebuild_keeps_the_computer_seats_and_their_levels(scene: Scene)
         "both computers play after the rebuild")
 
 
+def junction(a: int, c: int, mover: int) -> engine.GameState:
+    """R32: a Hamlet at H4 on Might joins alice's domain (Keep F4 + Watchtower F6, seat ``a``)
+    to the computer's Keep I4 (seat ``c``, copied on Faith and as a ruin on Reason); ``mover``
+    holds the cards for it and is to play."""
+    from engine.builder import position
+
+    return position(2, might=f"Keep F4 {a}; Watchtower F6 {a}; Keep I4 {c}",
+                    faith=f"Keep I4 {c} copy", reason="Keep I4 ruin copy",
+                    hands={mover: "ccmr"}, turn=mover)
+
+
+HAMLET_H4 = engine.Construct(age=Age.MIGHT, building=engine.BuildingType.HAMLET, square="H4")
+
+
+async def store_state(bot: KhronosBot, game_id: int, state: engine.GameState) -> None:
+    """Save ``state`` as the game's state and checkpoint (a prepared position)."""
+    async with bot.service.storage.write() as tx:
+        game = await tx.game(game_id)
+        assert game is not None
+        await tx.update_game(game.id, game.version, now=0.0, state=state.model_dump_json(),
+                             checkpoint=state.model_dump_json())
+
+
+def watchtowers_in_keep(state: engine.GameState, owner: int | None = None) -> list[str]:
+    """The Watchtowers (of ``owner``, if given) inside the footprint of the Keep at I4."""
+    from engine.builder import tile_at
+
+    return [sq for sq in ("I4", "J4", "I5", "J5")
+            if (t := tile_at(state, Age.MIGHT, sq)) is not None
+            and t.type is engine.BuildingType.WATCHTOWER and owner in (None, t.owner)]
+
+
+async def outbox_rows(bot: KhronosBot) -> list[OutboxRow]:
+    async with bot.service.storage.read() as q:
+        return [r for r in [await q.outbox_row(i) for i in range(1, 300)] if r is not None]
+
+
+def assert_posted_and_nothing_sent_to_it(fake: FakeDiscord, ch: FakeChannel, tower: str,
+                                         rows: list[OutboxRow]) -> None:
+    """The computer's R33 answer is posted, marked as a computer's; no row is addressed to it."""
+    posts = [m.content for m in fake.channel_messages(ch)]
+    assert any(p.startswith(f"{MARK} Computer 1 (easy) chooses {tower}")
+               and "downsized to a Watchtower" in p for p in posts), (
+        "the computer's answer is posted, marked as a computer's")
+    to_it = [r for r in rows if r.user_id is not None and r.user_id < 0]
+    assert rows and not to_it, "no choice and no DM addressed to the computer"
+
+
 async def test_a_computer_answers_its_r37_choice_and_the_game_goes_on(scene: Scene) -> None:
     """R32/R33/R37: alice's Hamlet joins her domain (Keep + Watchtower) to the computer's Keep;
     the computer owns the losing Keep and must choose where its Watchtower goes. It answers by
     itself, no choice is sent to it, and alice's turn goes on."""
-    from engine.builder import position, tile_at
+    from engine.builder import tile_at
 
     fake, ch = scene.fake, scene.ch
     alice = fake.add_user("alice")
@@ -290,19 +338,12 @@ async def test_a_computer_answers_its_r37_choice_and_the_game_goes_on(scene: Sce
         info, _ = await table.state()
         a = info.seat_of(alice.id)
         c = 1 - a
-        prepared = position(2, might=f"Keep F4 {a}; Watchtower F6 {a}; Keep I4 {c}",
-                            faith=f"Keep I4 {c} copy", reason="Keep I4 ruin copy",
-                            hands={a: "ccmr"}, turn=a)
+        await store_state(bot, info.game_id, junction(a, c, mover=a))
         async with bot.service.storage.write() as tx:
-            game = await tx.game(info.game_id)
-            assert game is not None
-            await tx.update_game(game.id, game.version, now=0.0, state=prepared.model_dump_json(),
-                                 checkpoint=prepared.model_dump_json())
-            for timer in await tx.timers(game.id):  # the computer's, if it was first
+            for timer in await tx.timers(info.game_id):  # the computer's, if it was first
                 await tx.delete_timer(timer.id)
         bot.service.computer_delay = 0.0
-        await table.play(alice, engine.Construct(age=Age.MIGHT, building=engine.BuildingType.HAMLET,
-                                                 square="H4"))
+        await table.play(alice, HAMLET_H4)
         info, state = await table.state()
         if state.pending is not None:  # not answered yet: it is the computer's to answer
             assert state.pending.seat == c
@@ -310,20 +351,12 @@ async def test_a_computer_answers_its_r37_choice_and_the_game_goes_on(scene: Sce
         info, state = await table.state()
         assert state.pending is None and engine.current_seat(state) == a, "alice plays on"
         assert tile_at(state, Age.FAITH, "I4") is None, "the losing Keep was downsized"
-        towers = [sq for sq in ("I4", "J4", "I5", "J5")
-                  if (t := tile_at(state, Age.MIGHT, sq)) is not None
-                  and t.type is engine.BuildingType.WATCHTOWER]
+        towers = watchtowers_in_keep(state)
         assert len(towers) == 1, "its Watchtower stands inside the old footprint"
         await table.play(alice, engine.EndTurn())
         await computer_done(table, (await table.state())[0].version)
-        async with bot.service.storage.read() as q:
-            rows = [r for r in [await q.outbox_row(i) for i in range(1, 300)] if r is not None]
-    posts = [m.content for m in fake.channel_messages(ch)]
-    assert any(p.startswith(f"{MARK} Computer 1 (easy) chooses {towers[0]}")
-               and "downsized to a Watchtower" in p for p in posts), (
-        "the computer's answer is posted, marked as a computer's")
-    to_it = [r for r in rows if r.user_id is not None and r.user_id < 0]
-    assert rows and not to_it, "no choice and no DM addressed to the computer"
+        rows = await outbox_rows(bot)
+    assert_posted_and_nothing_sent_to_it(fake, ch, towers[0], rows)
 
 
 async def test_a_computer_answers_the_choice_its_own_move_provoked(
@@ -332,7 +365,7 @@ async def test_a_computer_answers_the_choice_its_own_move_provoked(
     stronger domain (Keep + Watchtower), so its own Keep is downsized and, owning it, it must
     choose where the Watchtower goes, in the middle of its own turn. It answers by itself
     (nothing sent to it), plays the rest of its turn and hands the turn to alice."""
-    from engine.builder import position, tile_at
+    from engine.builder import tile_at
 
     caplog.set_level(logging.WARNING, logger="khronos")
     fake, ch = scene.fake, scene.ch
@@ -349,35 +382,18 @@ async def test_a_computer_answers_the_choice_its_own_move_provoked(
             await table.play(alice, engine.EndTurn())
         info, state = await table.state()
         assert engine.current_seat(state) == c
-        prepared = position(2, might=f"Keep F4 {a}; Watchtower F6 {a}; Keep I4 {c}",
-                            faith=f"Keep I4 {c} copy", reason="Keep I4 ruin copy",
-                            hands={c: "ccmr"}, turn=c)
-        provoked, _ = engine.apply(prepared, c, engine.Construct(
-            age=Age.MIGHT, building=engine.BuildingType.HAMLET, square="H4"))
+        provoked, _ = engine.apply(junction(a, c, mover=c), c, HAMLET_H4)
         assert provoked.pending is not None and provoked.pending.seat == c == provoked.turn
-        async with bot.service.storage.write() as tx:
-            game = await tx.game(info.game_id)
-            assert game is not None
-            await tx.update_game(game.id, game.version, now=0.0,
-                                 state=provoked.model_dump_json(),
-                                 checkpoint=provoked.model_dump_json())
+        await store_state(bot, info.game_id, provoked)
         bot.service.computer_delay = 0.0
         await due_now(bot, info.game_id)
         state = await turn_of(table, alice.id)
         assert state.pending is None and state.turn == a, "its turn ended, alice plays"
         assert tile_at(state, Age.FAITH, "I4") is None, "its Keep's copy went with the Keep"
-        towers = [sq for sq in ("I4", "J4", "I5", "J5")
-                  if (t := tile_at(state, Age.MIGHT, sq)) is not None
-                  and t.type is engine.BuildingType.WATCHTOWER and t.owner == c]
+        towers = watchtowers_in_keep(state, owner=c)
         assert len(towers) == 1, "its Watchtower stands inside the old footprint"
-        async with bot.service.storage.read() as q:
-            rows = [r for r in [await q.outbox_row(i) for i in range(1, 300)] if r is not None]
-    posts = [m.content for m in fake.channel_messages(ch)]
-    assert any(p.startswith(f"{MARK} Computer 1 (easy) chooses {towers[0]}")
-               and "downsized to a Watchtower" in p for p in posts), (
-        "its answer is posted, marked as a computer's")
-    to_it = [r for r in rows if r.user_id is not None and r.user_id < 0]
-    assert rows and not to_it, "no choice and no DM addressed to the computer"
+        rows = await outbox_rows(bot)
+    assert_posted_and_nothing_sent_to_it(fake, ch, towers[0], rows)
     said = [r.getMessage() for r in caplog.records]
     assert not [m for m in said if "the computer" in m], "it decided: no default played"
 
