@@ -62,19 +62,27 @@ async def _check_log(storage: PgStorage, channel: int) -> tuple[list[int], int]:
     return versions, info.version
 
 
-async def test_processes_racing_on_one_game_apply_each_move_once(schema: str) -> None:
+async def test_processes_racing_on_one_game_apply_each_move_once(schema: str,
+                                                                 tmp_path: Path) -> None:
     assert PG_URL is not None
     async with PgStorage(PG_URL, schema=schema) as storage:
         await started_game(GameService(storage), 1, players=3, seed=4242)
     until = 45
-    # one worker plays five moves alone, then the others start while it dies by SIGKILL
-    # inside its sixth commit, holding the game's lock for a second: they wait, then race on
-    # every move to the end
-    killed = _start(schema, "play", "--until", str(until), "--kill-at", "6", "--hold", "1")
+    go = str(tmp_path / "go")
+    # one worker plays five moves alone and stops inside its sixth commit, holding the game's
+    # lock; the others start, connect and say so; then all are let go at once: the killer holds
+    # the lock a second more and dies by SIGKILL while the others wait on it, then they race on
+    # every move to the end (all let go together, so none is alone for lack of a quick start)
+    killed = _start(schema, "play", "--until", str(until), "--kill-at", "6", "--hold", "1",
+                    "--go", go)
     assert killed.stdout is not None
     first = [killed.stdout.readline() for _ in range(5)]
     assert all(line.startswith("applied") for line in first), first
-    procs = [_start(schema, "play", "--until", str(until)) for _ in range(3)]
+    procs = [_start(schema, "play", "--until", str(until), "--go", go) for _ in range(3)]
+    for p in procs:
+        assert p.stdout is not None
+        assert p.stdout.readline().strip() == "ready"
+    Path(go).touch()
     results = [*_finish(procs), _finish([killed])[0]]
     results[3][1][:0] = [line.strip() for line in first]
     for code, _, err in results[:3]:
@@ -90,8 +98,10 @@ async def test_processes_racing_on_one_game_apply_each_move_once(schema: str) ->
     # process reports none of its sixth commit, which was never made
     assert set(reported) == set(versions)
     assert versions[-1] == last
-    # the survivors really raced: more than one of them got moves in
+    # the survivors really raced: more than one of them got moves in, and moves were refused
+    # to a process that came second to them
     assert sum(1 for _, lines, _ in results[:3] if any(x.startswith("applied") for x in lines)) >= 2
+    assert any(line == "refused" for _, lines, _ in results[:3] for line in lines)
     killed_reported = sum(1 for line in results[3][1] if line.startswith("applied"))
     assert killed_reported == 5
 

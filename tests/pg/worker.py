@@ -4,9 +4,13 @@ the PostgreSQL schema named on the command line.
 ``play``: act in channel 1 until the game reaches ``--until`` moves, each time the move that
 ``Random(step)`` picks for the current state, so that every worker tries the same move at the
 same moment (a double click across processes); prints ``applied VERSION`` for each move it
-committed. With ``--kill-at K`` it kills itself (SIGKILL) inside its K-th commit that stores a
-move, after the statements and before COMMIT, holding the game's lock for ``--hold`` seconds
-first (the other processes queue behind it).
+committed and ``refused`` for each one another process played first; it pauses up to 5 ms
+before each move, at a pace of its own. With ``--kill-at K`` it kills itself (SIGKILL) inside
+its K-th commit that stores a move, after the statements and before COMMIT, holding the
+game's lock for ``--hold`` seconds first (the other processes queue behind it). With ``--go
+PATH`` a player prints ``ready`` once connected and starts only when PATH exists; the killer,
+inside its killing commit, also waits for PATH before its hold, so that every other player is
+already queued on the lock when it dies.
 
 ``timers``: with the clock at ``--now``, fire every due timer until none is due, printing
 ``fired TIMER GAME DEADLINE`` for each one that had something to say (DEADLINE: 1 if it
@@ -39,6 +43,7 @@ PgTx.append_move = _append_and_mark  # type: ignore[method-assign]
 class KillingStorage(PgStorage):
     kill_at: int | None = None
     hold = 0.0
+    go: str | None = None
     commits = 0
 
     async def _commit(self, tr: Any, tx: PgTx) -> None:
@@ -47,13 +52,29 @@ class KillingStorage(PgStorage):
         moved = bool(getattr(tx, "appended", False))
         self.commits += moved
         if moved and self.commits == self.kill_at:
+            if self.go is not None:
+                await _wait_for(self.go)
             await asyncio.sleep(self.hold)
             os.kill(os.getpid(), signal.SIGKILL)
         await super()._commit(tr, tx)
 
 
-async def play(service: GameService, until: int) -> None:
+async def _wait_for(path: str) -> None:
+    while not os.path.exists(path):
+        await asyncio.sleep(0.01)
+
+
+async def play(service: GameService, until: int, go: str | None) -> None:
+    if go is not None:
+        await service.snapshot(1)  # connected and reading
+        print("ready", flush=True)
+        await _wait_for(go)
+    pace = random.Random()  # not the moves' generator: each process its own pace
     while True:
+        # a pause of up to 5 ms before each move, as players' clicks come: without it the
+        # process that just committed is always first to the next move (its rivals still
+        # hear of their refusal), and one process could play every move alone
+        await asyncio.sleep(pace.random() * 0.005)
         info, state = await service.snapshot(1)
         if state.over or state.step >= until:
             return
@@ -63,6 +84,7 @@ async def play(service: GameService, until: int) -> None:
         try:
             out = await service.act(1, user, action, expect_version=info.version)
         except EngineError:
+            print("refused", flush=True)
             continue  # another process played it first (stale, or not your turn)
         assert out.game is not None
         print(f"applied {out.game.version}", flush=True)
@@ -86,17 +108,19 @@ async def main() -> None:
     ap.add_argument("--kill-at", type=int, default=None)
     ap.add_argument("--hold", type=float, default=0.0)
     ap.add_argument("--now", type=float, default=None)
+    ap.add_argument("--go", default=None)
     args = ap.parse_args()
     storage = KillingStorage(args.url, schema=args.schema, max_size=4)
     storage.kill_at = args.kill_at
     storage.hold = args.hold
+    storage.go = args.go if args.kill_at is not None else None
     await storage.open()
     now = args.now
     service = (GameService(storage) if now is None
                else GameService(storage, clock=lambda: now))
     try:
         if args.mode == "play":
-            await play(service, args.until)
+            await play(service, args.until, None if args.kill_at is not None else args.go)
         else:
             await timers(service)
     finally:
