@@ -19,7 +19,7 @@ from .errors import GameOver, IllegalAction, NotYourTurn
 from .events import Event
 from .moves.common import Specs, sorted_cards
 from .rules import FAMILY_ORDER, prompt_words, who
-from .state import Board, GameState, Options, Player
+from .state import Board, GameState, Options, Player, SharingTiles
 
 # --- setup -----------------------------------------------------------------------------------
 
@@ -120,9 +120,10 @@ def apply(state: GameState, seat: int, action: Action) -> tuple[GameState, list[
     """Check, then apply to a copy. Returns the new state and what happened."""
     _require_turn(state, seat, action)
     plan = moves.check(state, seat, action)
-    new = state.clone()
+    new = state.clone_sharing_tiles()
     events: list[Event] = []
-    moves.execute(new, plan, events)
+    with SharingTiles(new, state):  # a tile is copied before it changes (writable_tile)
+        moves.execute(new, plan, events)
     new.step += 1
     return new, events
 

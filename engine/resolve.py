@@ -26,6 +26,7 @@ from .state import (
     SweepTask,
     Task,
     Tile,
+    writable_tile,
 )
 from .words import english, phrase
 
@@ -122,7 +123,7 @@ def _release_population(state: GameState, age: Age, tile: Tile, events: list[Eve
     counts = Counter(tile.cubes)
     for seat, n in counts.items():
         state.players[seat].cubes += n
-    tile.cubes = []
+    # (the tile is off the board already and may still be the original state's: left as it is)
     cells = set(cells_of(tile))
     hamlets = [sq for sq in PRINTED_HAMLETS if sq in cells]
     if not hamlets:
@@ -276,7 +277,7 @@ def _ripple_step(
         if lineage.marker is not None:
             state.players[lineage.marker].cubes += 1  # R25/R34: the marker goes home
         moved = list(lineage.cubes)
-        copy = lineage
+        copy = writable_tile(state, dst, lineage)
         copy.type = src.type
         copy.at = src.at
         copy.ruin = on_reason and not civil
@@ -383,9 +384,10 @@ def run_downsize(
     state: GameState, task: DownsizeTask, choice: int | None, events: list[Event]
 ) -> TaskResult:
     board = state.boards[task.age]
-    tile = board.tile(task.tile_id)
-    if tile is None:
+    found = board.tile(task.tile_id)
+    if found is None:
         return DONE, []
+    tile = writable_tile(state, task.age, found)  # its type and square change (or are tried)
     old_type, owner = tile.type, tile.owner
     assert owner is not None, "only military and religious buildings are downsized"
     new_type = smaller_type(state, old_type)

@@ -163,6 +163,12 @@ class GameState(_Model):
         """A deep copy, much faster than ``model_copy(deep=True)`` for this shape."""
         return _clone_state(self)
 
+    def clone_sharing_tiles(self) -> GameState:
+        """``clone()`` whose boards hold this state's own ``Tile`` objects (each board's list
+        and dict are new). Only for ``apply``, which copies a tile before changing it
+        (``writable_tile``): see docs/engine.md "Copy-on-write tiles"."""
+        return _clone_state(self, share_tiles=True)
+
 
 _M = TypeVar("_M", bound=_Model)
 _new = object.__new__
@@ -199,11 +205,11 @@ def _copy_tile(t: Tile) -> Tile:
     return c
 
 
-def _clone_state(s: GameState) -> GameState:
+def _clone_state(s: GameState, share_tiles: bool = False) -> GameState:
     boards = [
         _copy(
             b,
-            tiles=[_copy_tile(t) for t in b.tiles],
+            tiles=b.tiles[:] if share_tiles else [_copy_tile(t) for t in b.tiles],
             hamlet_cubes=dict(b.hamlet_cubes),
         )
         for b in s.boards
@@ -225,3 +231,43 @@ def _clone_state(s: GameState) -> GameState:
         agenda=[t.model_copy(deep=True) for t in s.agenda],
         pending=s.pending.model_copy(deep=True) if s.pending else None,
     )
+
+
+# --- copy-on-write tiles (apply) ----------------------------------------------------------------
+
+# The state ``apply`` is working on (by ``id``) -> the state it was given, while the move runs:
+# their boards may hold the same ``Tile`` objects. An entry lives exactly as long as one
+# ``apply`` (``SharingTiles``); concurrent applies work on different live states.
+_SHARING: dict[int, GameState] = {}
+
+
+class SharingTiles:
+    """``with SharingTiles(new, parent):`` marks ``new``'s tiles that are still ``parent``'s
+    as shared until the block ends: ``writable_tile`` copies them before they change."""
+
+    def __init__(self, new: GameState, parent: GameState) -> None:
+        self.key = id(new)
+        self.parent = parent
+
+    def __enter__(self) -> None:
+        _SHARING[self.key] = self.parent
+
+    def __exit__(self, *exc: object) -> None:
+        del _SHARING[self.key]
+
+
+def writable_tile(state: GameState, age: int, tile: Tile) -> Tile:
+    """``tile`` of ``state.boards[age]``, made safe to change in place: while ``apply`` runs, a
+    tile still shared with the state it was given is replaced on the board by its own copy,
+    which is returned (use it, not ``tile``, from then on). Outside ``apply`` (positions being
+    built, deep clones) every tile is the state's own and ``tile`` itself is returned."""
+    parent = _SHARING.get(id(state))
+    if parent is None or not any(t is tile for t in parent.boards[age].tiles):
+        return tile
+    tiles = state.boards[age].tiles
+    for i, t in enumerate(tiles):
+        if t is tile:
+            copy = _copy_tile(tile)
+            tiles[i] = copy
+            return copy
+    raise AssertionError(f"tile {tile.id} is not on board {age}")

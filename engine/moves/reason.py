@@ -11,7 +11,7 @@ from ..errors import IllegalAction
 from ..events import Event, event
 from ..resolve import cells_of, tile_words
 from ..rules import Ctx, allowance, payment_problem, who
-from ..state import GameState, Player, Tile
+from ..state import GameState, Player, Tile, writable_tile
 from ..words import phrase
 from .common import Plan, Specs, building_at, pay
 
@@ -81,7 +81,7 @@ def apply_populate(state: GameState, plan: Plan, events: list[Event]) -> None:
     else:
         tile = board.tile(b.key)
         assert tile is not None
-        tile.cubes.extend([seat] * plan.count)
+        writable_tile(state, Age.REASON, tile).cubes.extend([seat] * plan.count)
     events.append(
         event(
             "populated",
@@ -123,8 +123,9 @@ def apply_renovate(state: GameState, plan: Plan, events: list[Event]) -> None:
     state.turn_state.acted = True
     owed = cards_owed(state, plan.building)
     pay(state, seat, Age.REASON, plan.cards)
-    tile = state.boards[Age.REASON].tile(plan.building.key)
-    assert tile is not None
+    found = state.boards[Age.REASON].tile(plan.building.key)
+    assert found is not None
+    tile = writable_tile(state, Age.REASON, found)
     if plan.count < owed:
         tile.marker = seat
         state.players[seat].cubes -= 1

@@ -23,7 +23,7 @@ from ..rules import (
     surcharge,
     who,
 )
-from ..state import GameState, Tile
+from ..state import GameState, Tile, writable_tile
 from ..words import phrase
 from .common import Option, Plan, Specs, building_at, chosen_payment, pay, payments, square
 
@@ -226,7 +226,7 @@ def apply_upgrade(state: GameState, plan: Plan, events: list[Event]) -> None:
     else:
         found = state.boards[age].tile(b.key)
         assert found is not None
-        tile = found
+        tile = writable_tile(state, age, found)
         state.stock[tile.type] += 1
         old = phrase("phrase.building", type=str(tile.type))
         tile.type = to
