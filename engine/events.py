@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -30,9 +31,20 @@ class Event(BaseModel):
     lines: list[dict[str, Any]] = Field(default_factory=list)  # the breakdown as phrases
 
 
+# False while ``apply(..., worded=False)`` runs (in this thread or task): events are made
+# without their English ``text`` and ``breakdown``.
+WORDED: ContextVar[bool] = ContextVar("worded", default=True)
+
+
 def event(kind: str, key: str, params: dict[str, Any], **fields: Any) -> Event:
-    """An event worded from the catalogue: its English ``text`` now, ``key``/``params`` kept."""
+    """An event worded from the catalogue: its English ``text`` now, ``key``/``params`` kept.
+    Under ``apply(..., worded=False)`` the ``text`` is empty and the ``breakdown`` left out
+    (not validated either: the search that asks for this never reads its events' words)."""
     lines: list[dict[str, Any]] = fields.pop("lines", [])
+    if not WORDED.get():
+        return Event.model_construct(
+            kind=kind, text="", key=key, params=params, lines=lines, **fields
+        )
     return Event(
         kind=kind,
         text=english(key, params),

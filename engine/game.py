@@ -16,7 +16,7 @@ from .constants import (
     Family,
 )
 from .errors import GameOver, IllegalAction, NotYourTurn
-from .events import Event
+from .events import WORDED, Event
 from .moves.common import Specs, sorted_cards
 from .rules import FAMILY_ORDER, prompt_words, who
 from .state import Board, GameState, Options, Player, SharingTiles
@@ -116,14 +116,25 @@ def check(state: GameState, seat: int, action: Action) -> None:
     moves.check(state, seat, action)
 
 
-def apply(state: GameState, seat: int, action: Action) -> tuple[GameState, list[Event]]:
-    """Check, then apply to a copy. Returns the new state and what happened."""
+def apply(
+    state: GameState, seat: int, action: Action, *, worded: bool = True
+) -> tuple[GameState, list[Event]]:
+    """Check, then apply to a copy. Returns the new state and what happened.
+
+    ``worded=False`` (for a search that never reads the events) leaves the events' English
+    ``text`` empty and their ``breakdown`` out; ``key``/``params`` still word them
+    (``describe``). The new state is the same either way."""
     _require_turn(state, seat, action)
     plan = moves.check(state, seat, action)
     new = state.clone_sharing_tiles()
     events: list[Event] = []
-    with SharingTiles(new, state):  # a tile is copied before it changes (writable_tile)
-        moves.execute(new, plan, events)
+    token = None if worded else WORDED.set(False)
+    try:
+        with SharingTiles(new, state):  # a tile is copied before it changes (writable_tile)
+            moves.execute(new, plan, events)
+    finally:
+        if token is not None:
+            WORDED.reset(token)
     new.step += 1
     return new, events
 

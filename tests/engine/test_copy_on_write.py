@@ -20,7 +20,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from engine import GameState, Options, apply, legal_actions, new_game
+from engine import GameState, Options, apply, describe, legal_actions, new_game
 from engine.actions import Action
 from engine.events import Event
 from engine.moves import check, execute
@@ -80,3 +80,31 @@ def test_apply_leaves_every_earlier_state_alone_and_equals_the_deep_copy_path() 
     assert tally["division (R36)"] >= 3, tally
     assert tally["choice by the mover (R37)"] + tally["choice by another player (R37)"] >= 5
     assert kinds["hamlet_cube"] >= 1, kinds
+
+
+def test_unworded_apply_gives_the_same_state_and_events_without_their_english() -> None:
+    """``apply(..., worded=False)`` (for the search): the same new state, and each event the
+    same but for its empty ``text`` and ``breakdown``; its ``key``/``params`` word it as
+    before, and the next worded ``apply`` is worded again."""
+    kinds: Counter[str] = Counter()
+    for seed in range(12):
+        chooser = random.Random(2000 + seed)
+        player = seeking_action if seed % 2 else random_action
+        state = new_game(Options(players=2 + seed % 4), 700 + seed)
+        while not state.over:
+            seat, action = player(state, chooser)
+            quiet, quiet_events = apply(state, seat, action, worded=False)
+            new, events = apply(state, seat, action)
+            assert _dump(quiet) == _dump(new)
+            assert len(quiet_events) == len(events)
+            for q, e in zip(quiet_events, events, strict=True):
+                assert e.text, e
+                assert (q.text, q.breakdown) == ("", [])
+                filled = q.model_copy(update={"text": e.text, "breakdown": e.breakdown})
+                assert filled.model_dump_json() == e.model_dump_json()
+                assert describe(q) == e.text
+                assert describe(q, "fr") == describe(e, "fr")
+                kinds[e.kind] += 1
+                kinds["with a breakdown"] += bool(e.breakdown)
+            state = new
+    assert kinds["with a breakdown"] >= 10 and kinds["rippled"] >= 10, kinds
