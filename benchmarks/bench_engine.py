@@ -61,6 +61,7 @@ def main() -> None:
                     t0 = time.perf_counter()
                     legal_construct_squares(Ctx(state), Age.MIGHT, BuildingType.KEEP)
                     times.append((time.perf_counter() - t0) * 1000)
+    apply_quiet = _apply_unworded()
     games: list[float] = []
     for seed in range(100, 110):
         t0 = time.perf_counter()
@@ -72,12 +73,31 @@ def main() -> None:
           f"{statistics.median(apply_build):.3f} ms (n={len(apply_build)})")
     for kind, times in sorted(apply_kind.items()):
         print(f"  apply {kind:<12} median {statistics.median(times):.3f} ms (n={len(times)})")
+    print(f"apply(..., worded=False), the same games: median "
+          f"{statistics.median(apply_quiet):.3f} ms (n={len(apply_quiet)})")
     med = statistics.median(placements_fresh)
     print(f"legal Keep placements on Might (mid-game): median {med:.2f} ms "
           f"({statistics.median(placements):.3f} ms asked again of the same board)")
     print(f"random 4-player game (uniform random legal player): median "
           f"{statistics.median(games):.2f} s, max {max(games):.2f} s")
     cascades()
+
+
+def _apply_unworded() -> list[float]:
+    """``apply(..., worded=False)`` (the search's) over the same games as ``main``'s, in ms."""
+    out: list[float] = []
+    for seed in range(20):
+        clear_index_cache()  # not the indexes of the boards of the first pass
+        state = new_game(Options(players=4), seed)
+        chooser = random.Random(seed)
+        while not state.over:
+            seat = current_seat(state)
+            assert seat is not None
+            _, action = random_action(state, chooser)
+            t0 = time.perf_counter()
+            state, _ = apply(state, seat, action, worded=False)
+            out.append((time.perf_counter() - t0) * 1000)
+    return out
 
 
 def _tally(player: Chooser, games: int) -> tuple[Counter[str], float]:

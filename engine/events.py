@@ -34,6 +34,8 @@ class Event(BaseModel):
 # False while ``apply(..., worded=False)`` runs (in this thread or task): events are made
 # without their English ``text`` and ``breakdown``.
 WORDED: ContextVar[bool] = ContextVar("worded", default=True)
+_new = object.__new__
+_set = object.__setattr__
 
 
 def event(kind: str, key: str, params: dict[str, Any], **fields: Any) -> Event:
@@ -42,9 +44,7 @@ def event(kind: str, key: str, params: dict[str, Any], **fields: Any) -> Event:
     (not validated either: the search that asks for this never reads its events' words)."""
     lines: list[dict[str, Any]] = fields.pop("lines", [])
     if not WORDED.get():
-        return Event.model_construct(
-            kind=kind, text="", key=key, params=params, lines=lines, **fields
-        )
+        return _unworded(kind, key, params, lines, fields)
     return Event(
         kind=kind,
         text=english(key, params),
@@ -54,6 +54,33 @@ def event(kind: str, key: str, params: dict[str, Any], **fields: Any) -> Event:
         breakdown=[english(p["key"], p["params"]) for p in lines],
         **fields,
     )
+
+
+def _unworded(
+    kind: str, key: str, params: dict[str, Any], lines: list[dict[str, Any]], fields: Any
+) -> Event:
+    """``Event(kind=kind, text="", ...)`` built as ``model_construct`` would, without its cost
+    (it inspects the signature of each default factory, every time)."""
+    e = _new(Event)
+    d: dict[str, Any] = {
+        "kind": kind,
+        "text": "",
+        "seat": None,
+        "age": None,
+        "squares": [],
+        "amount": None,
+        "adventurer": None,
+        "breakdown": [],
+        "key": key,
+        "params": params,
+        "lines": lines,
+    }
+    d.update(fields)
+    _set(e, "__dict__", d)
+    _set(e, "__pydantic_fields_set__", {"kind", "text", "key", "params", "lines", *fields})
+    _set(e, "__pydantic_extra__", None)
+    _set(e, "__pydantic_private__", None)
+    return e
 
 
 def format_text(text: str, names: dict[int, str] | list[str]) -> str:

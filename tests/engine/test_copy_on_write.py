@@ -100,6 +100,7 @@ def test_unworded_apply_gives_the_same_state_and_events_without_their_english() 
             for q, e in zip(quiet_events, events, strict=True):
                 assert e.text, e
                 assert (q.text, q.breakdown) == ("", [])
+                assert q == e.model_copy(update={"text": "", "breakdown": []})
                 filled = q.model_copy(update={"text": e.text, "breakdown": e.breakdown})
                 assert filled.model_dump_json() == e.model_dump_json()
                 assert describe(q) == e.text
