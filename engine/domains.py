@@ -112,7 +112,7 @@ class BoardIndex:
     Read-only once built: ``board_index`` shares it between boards. Domains are computed on
     first use; ``construct_squares`` (per building type) and ``upgrade_squares`` (per building
     and new type) are slots for ``engine.moves`` to keep the squares the board's tiles allow
-    (they depend on nothing else)."""
+    (they depend on nothing else), ``first_tie`` (per age) one for ``resolve.run_sweep``."""
 
     def __init__(self, board: Board, exclude: Iterable[int] = ()) -> None:
         excluded = set(exclude)
@@ -139,6 +139,8 @@ class BoardIndex:
         self._empty: dict[int, tuple[Footprint, ...]] = {}
         self.construct_squares: dict[BuildingType, tuple[int, ...]] = {}
         self.upgrade_squares: dict[tuple[int, BuildingType], tuple[int, ...]] = {}
+        # per board age: the first (domain, family) whose top is tied (R36), or None
+        self.first_tie: dict[int, tuple[int, Family] | None] = {}
 
     # --- domains -----------------------------------------------------------------------
 

@@ -573,22 +573,38 @@ def run_junction(
     return DONE, []
 
 
+def _first_tie(idx: BoardIndex, age: Age) -> tuple[int, Family] | None:
+    """R36: the first domain (and family, in ``age``'s order) whose top buildings tie, or None.
+    It depends on the board's tiles only: kept on the shared index."""
+    if age in idx.first_tie:
+        return idx.first_tie[age]
+    found: tuple[int, Family] | None = None
+    for d, dom in enumerate(idx.domains):
+        for fam in HIERARCHY_ORDER[age]:
+            top = dom.top.get(fam)
+            if top is not None and top[1] >= 2:
+                found = (d, fam)
+                break
+        if found is not None:
+            break
+    idx.first_tie[age] = found
+    return found
+
+
 def run_sweep(
     state: GameState, task: SweepTask, choice: int | None, events: list[Event]
 ) -> TaskResult:
     idx = board_index(state.boards[task.age])
-    for dom in idx.domains:
-        for fam in HIERARCHY_ORDER[task.age]:
-            top = dom.top.get(fam)
-            if top is None or top[1] < 2:
-                continue
-            tops = idx.top_buildings(dom.members, fam)
-            names = [_building_at(b) for b in tops]
-            why = phrase("event.division", age=age_code(task.age), names=names)
-            if choice is None:  # (a choice re-runs the same sweep: said once)
-                events.append(event("division", why["key"], why["params"], age=task.age))
-            return _pick_and_downsize(state, task.age, tops, choice, why)
-    return DONE, []
+    tie = _first_tie(idx, task.age)
+    if tie is None:
+        return DONE, []
+    d, fam = tie
+    tops = idx.top_buildings(idx.domains[d].members, fam)
+    names = [_building_at(b) for b in tops]
+    why = phrase("event.division", age=age_code(task.age), names=names)
+    if choice is None:  # (a choice re-runs the same sweep: said once)
+        events.append(event("division", why["key"], why["params"], age=task.age))
+    return _pick_and_downsize(state, task.age, tops, choice, why)
 
 
 def run_agenda(state: GameState, events: list[Event], choice: int | None = None) -> None:

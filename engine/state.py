@@ -227,7 +227,7 @@ def _clone_state(s: GameState, share_tiles: bool = False) -> GameState:
         draw_pile=list(s.draw_pile),
         discard=list(s.discard),
         reserve=list(s.reserve),
-        turn_state=s.turn_state.model_copy(),
+        turn_state=_copy(s.turn_state),
         agenda=[t.model_copy(deep=True) for t in s.agenda],
         pending=s.pending.model_copy(deep=True) if s.pending else None,
     )

@@ -26,6 +26,7 @@ from engine.moves.upgrade import (
     upgrade_targets,
 )
 from engine.random_player import random_action, seeking_action
+from engine.resolve import _first_tie
 from engine.rules import Ctx
 from engine.state import Board, GameState, Tile
 
@@ -50,6 +51,7 @@ def _facts(idx: BoardIndex, squares: bool) -> tuple[object, ...]:
         }
         if squares
         else None,
+        {age: _first_tie(idx, age) for age in (M, F)},
     )
 
 
