@@ -250,12 +250,13 @@ class Step:
 def _resolve_choices(state: GameState) -> GameState:
     """Inside a simulation, pending R37 choices take their default (any seat)."""
     while state.pending is not None:
-        state, _ = apply(state, state.pending.seat, Choose(option=state.pending.default))
+        state, _ = apply(state, state.pending.seat, Choose(option=state.pending.default),
+                         worded=False)
     return state
 
 
 def _play(state: GameState, seat: int, action: Action) -> GameState:
-    new, _ = apply(state, seat, action)
+    new, _ = apply(state, seat, action, worded=False)  # the search never reads the events
     return _resolve_choices(new)
 
 
@@ -512,7 +513,7 @@ def _remember(view: PlayerView, plan: Plan, chooser: random.Random) -> None:
     for action, nxt in zip(plan.actions, plan.actions[1:], strict=False):
         if isinstance(action, EndTurn):
             break
-        state, _ = apply(state, view.seat, action)
+        state, _ = apply(state, view.seat, action, worded=False)
         if state.pending is not None or state.turn != view.seat:
             break
         _PLANNED[fingerprint(player_view(state, view.seat))] = nxt
