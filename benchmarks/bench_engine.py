@@ -17,11 +17,12 @@ import statistics
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine import Age, BuildingType, Options, apply, current_seat, new_game
+from engine import Action, Age, BuildingType, GameState, Options, apply, current_seat, new_game
 from engine.domains import clear_index_cache
 from engine.moves.construct import legal_construct_squares
 from engine.random_player import (
@@ -41,27 +42,19 @@ def main() -> None:
     apply_kind: dict[str, list[float]] = {}
     placements: list[float] = []
     placements_fresh: list[float] = []
-    for seed in range(20):
-        state = new_game(Options(players=4), seed)
-        chooser = random.Random(seed)
-        while not state.over:
-            seat = current_seat(state)
-            assert seat is not None
-            _, action = random_action(state, chooser)
-            t0 = time.perf_counter()
-            state, _ = apply(state, seat, action)
-            dt = (time.perf_counter() - t0) * 1000
-            apply_all.append(dt)
-            apply_kind.setdefault(action.kind, []).append(dt)
-            if action.kind in ("construct", "upgrade", "choose"):
-                apply_build.append(dt)
-            if state.round == 4 and len(placements) < 200:
-                clear_index_cache()  # the board's index computed afresh, then shared
-                for times in (placements_fresh, placements):
-                    t0 = time.perf_counter()
-                    legal_construct_squares(Ctx(state), Age.MIGHT, BuildingType.KEEP)
-                    times.append((time.perf_counter() - t0) * 1000)
-    apply_quiet = _apply_unworded()
+    for state, action, dt in _timed_applies(worded=True):
+        apply_all.append(dt)
+        apply_kind.setdefault(action.kind, []).append(dt)
+        if action.kind in ("construct", "upgrade", "choose"):
+            apply_build.append(dt)
+        if state.round == 4 and len(placements) < 200:
+            clear_index_cache()  # the board's index computed afresh, then shared
+            for times in (placements_fresh, placements):
+                t0 = time.perf_counter()
+                legal_construct_squares(Ctx(state), Age.MIGHT, BuildingType.KEEP)
+                times.append((time.perf_counter() - t0) * 1000)
+    # the search's apply over the same games, not helped by the first pass's board indexes
+    apply_quiet = [dt for _, _, dt in _timed_applies(worded=False, fresh=True)]
     games: list[float] = []
     for seed in range(100, 110):
         t0 = time.perf_counter()
@@ -83,11 +76,14 @@ def main() -> None:
     cascades()
 
 
-def _apply_unworded() -> list[float]:
-    """``apply(..., worded=False)`` (the search's) over the same games as ``main``'s, in ms."""
-    out: list[float] = []
+def _timed_applies(
+    worded: bool, fresh: bool = False
+) -> Iterator[tuple[GameState, Action, float]]:
+    """Twenty random 4-player games: each action applied, with the state after it and the
+    time ``apply`` took (ms). ``fresh``: the board indexes cleared at the start of each game."""
     for seed in range(20):
-        clear_index_cache()  # not the indexes of the boards of the first pass
+        if fresh:
+            clear_index_cache()
         state = new_game(Options(players=4), seed)
         chooser = random.Random(seed)
         while not state.over:
@@ -95,9 +91,8 @@ def _apply_unworded() -> list[float]:
             assert seat is not None
             _, action = random_action(state, chooser)
             t0 = time.perf_counter()
-            state, _ = apply(state, seat, action, worded=False)
-            out.append((time.perf_counter() - t0) * 1000)
-    return out
+            state, _ = apply(state, seat, action, worded=worded)
+            yield state, action, (time.perf_counter() - t0) * 1000
 
 
 def _tally(player: Chooser, games: int) -> tuple[Counter[str], float]:
