@@ -21,7 +21,7 @@ import os
 import socket
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import asdict, dataclass
 from typing import Any, Concatenate, Literal, ParamSpec, Protocol, TypeVar
 
@@ -242,7 +242,9 @@ class Deliverer:
         self.sleep = sleep
         self.started_at = clock()
         self.process = PROCESS  # the writer of this process's reply rows
-        self._locks: dict[int, asyncio.Lock] = {}
+        # per game with a flush running or waiting: its lock and how many flushes use it (the
+        # entry goes with the last one, so a long-lived process keeps none for idle games)
+        self._locks: dict[int, tuple[asyncio.Lock, list[int]]] = {}
         self._replies: dict[int, ReplySender] = {}
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -267,8 +269,18 @@ class Deliverer:
         self._replies[row_id] = sender
         await self._one(row)
 
-    def _lock(self, game_id: int) -> asyncio.Lock:
-        return self._locks.setdefault(game_id, asyncio.Lock())
+    @contextlib.asynccontextmanager
+    async def _game_lock(self, game_id: int) -> AsyncIterator[None]:
+        """One flush of a game at a time in this process; the lock is dropped when unused."""
+        lock, users = self._locks.setdefault(game_id, (asyncio.Lock(), [0]))
+        users[0] += 1
+        try:
+            async with lock:
+                yield
+        finally:
+            users[0] -= 1
+            if not users[0]:
+                del self._locks[game_id]
 
     async def flush(self, game_id: int, *, wait: float = CLAIM_WAIT) -> int:
         """Deliver the game's due rows in order; returns how many were delivered. Stops at a
@@ -278,7 +290,7 @@ class Deliverer:
         process or another, sends its rows meanwhile; if another holds the claim, this waits
         up to ``wait`` seconds for it, then returns 0 (the holder sends them, or the
         background task of whichever process claims the game next)."""
-        async with self._lock(game_id):
+        async with self._game_lock(game_id):
             async with self.storage.read() as q:
                 if not await q.unsent(game_id, limit=1):
                     return 0

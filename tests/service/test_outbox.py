@@ -161,6 +161,25 @@ async def test_two_deliverers_on_one_database_send_every_row_once_in_order(
         assert await q._all("SELECT game_id FROM outbox_claims") == [], "claims released"
 
 
+async def test_flushes_of_one_game_in_one_process_take_turns_and_leave_no_lock_behind(
+        service: GameService, storage: Storage, clock: Clock) -> None:
+    """Within one process the claim is the same owner's, so the per-game lock is what keeps
+    two flushes of a game apart: many at once still send every row once, in order. When they
+    are done no lock is kept (a bot that runs for months does not keep one per game)."""
+    rows = await games_with_rows(service, storage, range(1, 4))
+    log = SharedLog()
+    deliverer = Deliverer(storage, log.transport("one"), clock=clock)
+    async with storage.read() as q:
+        game_ids = sorted({r.game_id for r in await q.unsent(limit=10_000)})
+    await asyncio.gather(*(deliverer.flush(g) for _ in range(4) for g in game_ids))
+    sent = [item.row_id for _, item in log.sent]
+    assert sorted(sent) == sorted(rows), "every row once, none twice"
+    for game_id in game_ids:
+        of_game = [item.row_id for _, item in log.sent if item.game_id == game_id]
+        assert of_game == sorted(of_game), f"game {game_id} out of order"
+    assert deliverer._locks == {}
+
+
 async def test_a_claim_left_by_a_dead_process_expires_and_a_stalled_deliverer_stops(
         service: GameService, storage: AnyStorage, clock: Clock) -> None:
     rows = await games_with_rows(service, storage, range(1, 2))
