@@ -131,6 +131,14 @@ async def games_with_rows(service: GameService, storage: AnyStorage,
         return [r.id for r in await q.unsent(limit=10_000)]
 
 
+def assert_each_row_once_in_order(log: SharedLog, rows: list[int], game_ids: list[int]) -> None:
+    sent = [item.row_id for _, item in log.sent]
+    assert sorted(sent) == sorted(rows), "every row once, none twice"
+    for game_id in game_ids:
+        of_game = [item.row_id for _, item in log.sent if item.game_id == game_id]
+        assert of_game == sorted(of_game), f"game {game_id} out of order"
+
+
 async def test_two_deliverers_on_one_database_send_every_row_once_in_order(
         service: GameService, storage: AnyStorage, clock: Clock, backend: str) -> None:
     """Two processes (two storage objects, each its own connections) deliver the same games
@@ -149,11 +157,7 @@ async def test_two_deliverers_on_one_database_send_every_row_once_in_order(
                              *(d.flush(g) for g in reversed(game_ids) for d in (two, one)))
     finally:
         await second.close()
-    sent = [item.row_id for _, item in log.sent]
-    assert sorted(sent) == sorted(rows), "every row once, none twice"
-    for game_id in game_ids:
-        of_game = [item.row_id for _, item in log.sent if item.game_id == game_id]
-        assert of_game == sorted(of_game), f"game {game_id} out of order"
+    assert_each_row_once_in_order(log, rows, game_ids)
     if backend == "postgresql":  # SQLite's busy wait lets one writer win most of the time
         assert {name for name, _ in log.sent} == {"one", "two"}, "both took part"
     assert await unsent(storage) == 0
@@ -172,11 +176,7 @@ async def test_flushes_of_one_game_in_one_process_take_turns_and_leave_no_lock_b
     async with storage.read() as q:
         game_ids = sorted({r.game_id for r in await q.unsent(limit=10_000)})
     await asyncio.gather(*(deliverer.flush(g) for _ in range(4) for g in game_ids))
-    sent = [item.row_id for _, item in log.sent]
-    assert sorted(sent) == sorted(rows), "every row once, none twice"
-    for game_id in game_ids:
-        of_game = [item.row_id for _, item in log.sent if item.game_id == game_id]
-        assert of_game == sorted(of_game), f"game {game_id} out of order"
+    assert_each_row_once_in_order(log, rows, game_ids)
     assert deliverer._locks == {}
 
 
