@@ -21,7 +21,7 @@ from engine import Age
 from tests.e2e.conftest import Scene
 from tests.e2e.test_bot_game import Table, decodes, pick
 from tests.fakediscord.fake import FakeDiscord
-from tests.fakediscord.models import FakeChannel, FakeMessage
+from tests.fakediscord.models import FakeChannel, FakeMessage, FakeUser
 
 
 def make_bot(scene: Scene, delay: float) -> KhronosBot:
@@ -288,6 +288,16 @@ def junction(a: int, c: int, mover: int) -> engine.GameState:
 HAMLET_H4 = engine.Construct(age=Age.MIGHT, building=engine.BuildingType.HAMLET, square="H4")
 
 
+async def alice_against_easy(fake: FakeDiscord, bot: KhronosBot, ch: FakeChannel,
+                             alice: FakeUser) -> Table:
+    """The lobby of a two-seat game: alice creates it, adds an easy computer and starts."""
+    table = Table(fake, bot, ch, [alice])
+    await table.slash(alice, "create")
+    await table.slash(alice, "addbot", level="easy")
+    await table.slash(alice, "start")
+    return table
+
+
 async def store_state(bot: KhronosBot, game_id: int, state: engine.GameState) -> None:
     """Save ``state`` as the game's state and checkpoint (a prepared position)."""
     async with bot.service.storage.write() as tx:
@@ -331,10 +341,7 @@ async def test_a_computer_answers_its_r37_choice_and_the_game_goes_on(scene: Sce
     fake, ch = scene.fake, scene.ch
     alice = fake.add_user("alice")
     async with fake.running(make_bot(scene, 600.0)) as bot:
-        table = Table(fake, bot, ch, [alice])
-        await table.slash(alice, "create")
-        await table.slash(alice, "addbot", level="easy")
-        await table.slash(alice, "start")
+        table = await alice_against_easy(fake, bot, ch, alice)
         info, _ = await table.state()
         a = info.seat_of(alice.id)
         c = 1 - a
@@ -371,10 +378,7 @@ async def test_a_computer_answers_the_choice_its_own_move_provoked(
     fake, ch = scene.fake, scene.ch
     alice = fake.add_user("alice")
     async with fake.running(make_bot(scene, 600.0)) as bot:
-        table = Table(fake, bot, ch, [alice])
-        await table.slash(alice, "create")
-        await table.slash(alice, "addbot", level="easy")
-        await table.slash(alice, "start")
+        table = await alice_against_easy(fake, bot, ch, alice)
         info, state = await table.state()
         a = info.seat_of(alice.id)
         c = 1 - a
@@ -404,10 +408,7 @@ async def test_a_restart_in_the_middle_of_a_computers_turn(scene: Scene) -> None
     fake, ch = scene.fake, scene.ch
     alice = fake.add_user("alice")
     async with fake.running(make_bot(scene, 600.0)) as bot:
-        table = Table(fake, bot, ch, [alice])
-        await table.slash(alice, "create")
-        await table.slash(alice, "addbot", level="easy")
-        await table.slash(alice, "start")
+        table = await alice_against_easy(fake, bot, ch, alice)
         for _ in range(14):  # until one of its actions leaves its turn unfinished
             await turn_of_or_step(table, alice.id)
             info, before = await table.state()
