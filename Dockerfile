@@ -18,6 +18,7 @@ RUN pip install -r requirements.txt
 COPY pyproject.toml ./
 COPY engine ./engine
 COPY render ./render
+COPY ai ./ai
 COPY bot ./bot
 RUN pip install --no-deps . && pip check
 

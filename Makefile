@@ -16,8 +16,8 @@ local: $(RUN_STAMP)
 	$(BIN)/python -m bot --local
 
 lint: $(DEV_STAMP)
-	$(BIN)/ruff check engine render bot tests benchmarks
-	$(BIN)/mypy engine render bot
+	$(BIN)/ruff check engine render ai bot tests benchmarks
+	$(BIN)/mypy engine render ai bot
 
 test: lint
 	$(BIN)/python -m pytest

@@ -33,8 +33,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bot.ai.match import play_game
-from bot.ai.policy import forget_plans
+from ai.match import play_game
+from ai.policy import forget_plans
 from bot.settings import Settings
 
 SEARCHED_S = 0.005

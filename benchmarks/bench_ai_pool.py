@@ -23,8 +23,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import engine
-from bot.ai import think
-from bot.ai_pool import ThinkPool
+from ai import think
+from ai.pool import ThinkPool
 from engine.random_player import random_action
 
 TICK = 0.010

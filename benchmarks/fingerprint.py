@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine import (  # noqa: E402
+from engine import (
     Construct,
     EngineError,
     Populate,
@@ -29,9 +29,9 @@ from engine import (  # noqa: E402
     legal_actions,
     new_game,
 )
-from engine.constants import Age, BuildingType  # noqa: E402
-from engine.random_player import random_action, seeking_action  # noqa: E402
-from engine.state import Options  # noqa: E402
+from engine.constants import Age, BuildingType
+from engine.random_player import random_action, seeking_action
+from engine.state import Options
 
 
 def _probes(chooser: random.Random) -> list[object]:

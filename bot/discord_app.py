@@ -27,10 +27,10 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from ai.pool import ThinkPool
 from engine import EngineError
 
 from . import i18n
-from .ai_pool import ThinkPool
 from .dispatcher import TimerDispatcher
 from .health import Heartbeat, heartbeat_path
 from .images import Renderer

@@ -4,7 +4,7 @@ and playing their actions through the same path as a person's moves.
 A computer seat has a reserved negative user id (-1, -2 …, unique in its game) and its level in
 the game's settings (``GameSettings.bots``); no storage column marks it. When the game waits
 for it, ``_schedule`` gives it a ``computer`` timer a few seconds ahead instead of reminders
-and deadlines. Firing that timer reads the game, thinks off the event loop (``bot.ai.think``),
+and deadlines. Firing that timer reads the game, thinks off the event loop (``ai.think``),
 then plays the action in a write transaction if the game has not moved meanwhile (else the
 timer stays due and it thinks again). A restart loses nothing: the timer is in storage and the
 seed comes from the game and its step, so it finds the same move again.
@@ -16,9 +16,9 @@ import logging
 from dataclasses import dataclass
 
 import engine
+from ai import think
 from engine import Action, Choose, EndTurn, EngineError, PlayerView
 
-from ..ai import think
 from .core import (
     MARK,
     GameSettings,

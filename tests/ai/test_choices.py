@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from bot.ai import Level, choose_action
+from ai import Level, choose_action
 from engine import (
     Age,
     BuildingType,

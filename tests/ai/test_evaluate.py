@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from bot.ai import choose_action
-from bot.ai.evaluate import board_incomes, evaluate, incomes_to_come, seat_values
+from ai import choose_action
+from ai.evaluate import board_incomes, evaluate, incomes_to_come, seat_values
 from engine import Age, GameState, Options, apply, current_seat, income, new_game, player_view
 from engine.builder import position
 

@@ -9,8 +9,8 @@ import os
 
 import pytest
 
-from bot.ai.match import check_invariants, play_game
-from bot.ai.policy import forget_plans
+from ai.match import check_invariants, play_game
+from ai.policy import forget_plans
 from engine import Choose, GameState, check
 
 GAMES = int(os.environ.get("KHRONOS_LONG_RUN", "1"))

@@ -7,9 +7,9 @@ import random
 
 import pytest
 
-from bot.ai import Level, choose_action
-from bot.ai.determinize import sample_state, unseen_cards
-from bot.ai.policy import forget_plans
+from ai import Level, choose_action
+from ai.determinize import sample_state, unseen_cards
+from ai.policy import forget_plans
 from engine import (
     GameState,
     Options,

@@ -8,9 +8,9 @@ import random
 
 import pytest
 
-from bot.ai import choose_action, policy
-from bot.ai.evaluate import evaluate
-from bot.ai.policy import BEAM, candidates, finish_turn, plan_turns, shortlist
+from ai import choose_action, policy
+from ai.evaluate import evaluate
+from ai.policy import BEAM, candidates, finish_turn, plan_turns, shortlist
 from engine import (
     Construct,
     Demolish,

@@ -9,9 +9,9 @@ from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
 import pytest
 
-from bot.ai import Level, choose_action, think
-from bot.ai.policy import forget_plans
-from bot.ai.worker import decide_json
+from ai import Level, choose_action, think
+from ai.policy import forget_plans
+from ai.worker import decide_json
 from engine import GameState, Options, PlayerView, check, new_game, parse_action, player_view
 
 

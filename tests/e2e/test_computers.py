@@ -109,7 +109,7 @@ async def test_a_person_against_a_computer(scene: Scene) -> None:
     assert any(r.kind == "direct" and r.user_id == alice.id for r in sent)
 
 
-# --- the computers' worker processes (KHRONOS_AI_WORKERS, bot/ai_pool.py) --------------------
+# --- the computers' worker processes (KHRONOS_AI_WORKERS, ai/pool.py) --------------------
 
 
 def pool_bot(scene: Scene, workers: int, budget: float) -> KhronosBot:
@@ -518,7 +518,7 @@ def test_closing_the_pool_stops_a_busy_worker_and_refuses_new_decisions() -> Non
     import time
     from concurrent.futures.process import BrokenProcessPool
 
-    from bot.ai_pool import ThinkPool
+    from ai.pool import ThinkPool
 
     pool = ThinkPool(1)
     busy = pool.submit(time.sleep, 600)

@@ -3,7 +3,7 @@
 ``ThinkPool`` is the executor ``GameService(ai_executor=...)`` thinks in: a
 ``ProcessPoolExecutor`` (``spawn``: never ``fork`` from a process that runs threads) whose
 worker, if it dies (killed, out of memory), is replaced, and the decision it was computing is
-submitted again to the new worker. ``bot.ai.worker.think`` sends the view as JSON and derives the
+submitted again to the new worker. ``ai.worker.think`` sends the view as JSON and derives the
 seed from the game and its step, so thinking again gives the same move: nothing is lost. After
 ``retries`` replacements for one decision the error reaches the service, which plays the
 default rather than stall the game. ``close()`` stops the workers (waiting for a decision in
