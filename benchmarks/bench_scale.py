@@ -41,8 +41,8 @@ from bench_service import _fill, _trajectories
 
 import engine
 from bot.service import DRAW_KINDS, GameService
-from bot.storage import Storage
-from bot.storage_pg import PgStorage
+from bot.storage.postgres import PgStorage
+from bot.storage.sqlite import Storage
 from engine.random_player import random_action
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -27,7 +27,7 @@ import engine
 from bot.images import render_image
 from bot.service import DRAW_KINDS, GameService
 from bot.service.outbox import Deliverer, Delivery
-from bot.storage import Storage
+from bot.storage.sqlite import Storage
 from engine.random_player import random_action
 
 TARGET_MS = 5.0

@@ -46,7 +46,7 @@ from .service import (
 from .service.outbox import Deliverer, Delivery, RetryLater, Undeliverable, reply_delivery
 from .settings import Settings
 from .slash import CatalogueTranslator, register_commands
-from .storage_api import StorageAPI, open_storage
+from .storage.api import StorageAPI, open_storage
 from .textcommands import (
     Context,
     parse_line,

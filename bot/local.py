@@ -34,7 +34,7 @@ from engine.random_player import random_action
 from .images import render_image
 from .service import GameInfo, GameService, GameSettings, Image, Outcome
 from .service.lobby import check_level
-from .storage_api import StorageAPI, StorageUnavailable, open_checked, storage_for
+from .storage.api import StorageAPI, StorageUnavailable, open_checked, storage_for
 from .textcommands import COMMANDS, Context, run_line
 
 LOCAL_CHANNEL = 1  # the pretend channel of terminal games

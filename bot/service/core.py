@@ -25,10 +25,10 @@ from engine import (
     PublicView,
 )
 
-from ..storage import GameRow, SeatRow
-from ..storage_api import QueriesAPI as Queries
-from ..storage_api import StorageAPI as Storage
-from ..storage_api import TxAPI as Tx
+from ..storage.api import QueriesAPI as Queries
+from ..storage.api import StorageAPI as Storage
+from ..storage.api import TxAPI as Tx
+from ..storage.sqlite import GameRow, SeatRow
 from .texts import (
     cards_text,
     channel_link,

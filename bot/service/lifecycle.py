@@ -14,9 +14,9 @@ from engine import (
 )
 
 from .. import i18n
-from ..storage import GameRow
-from ..storage_api import QueriesAPI as Queries
-from ..storage_api import TxAPI as Tx
+from ..storage.api import QueriesAPI as Queries
+from ..storage.api import TxAPI as Tx
+from ..storage.sqlite import GameRow
 from .core import (
     HOUR,
     LANGUAGE_NAMES,

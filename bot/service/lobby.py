@@ -12,8 +12,8 @@ from engine import (
     MalformedAction,
 )
 
-from ..storage import GameRow, SeatRow
-from ..storage_api import TxAPI as Tx
+from ..storage.api import TxAPI as Tx
+from ..storage.sqlite import GameRow, SeatRow
 from .core import (
     BOT_LEVELS,
     MARK,

@@ -25,9 +25,9 @@ from engine import (
     StaleState,
 )
 
-from ..storage import GameRow, MoveRow, PendingMoveRow
-from ..storage_api import QueriesAPI as Queries
-from ..storage_api import TxAPI as Tx
+from ..storage.api import QueriesAPI as Queries
+from ..storage.api import TxAPI as Tx
+from ..storage.sqlite import GameRow, MoveRow, PendingMoveRow
 from .core import (
     DRAW_KINDS,
     DamagedGame,

@@ -26,9 +26,9 @@ from dataclasses import asdict, dataclass
 from typing import Any, Concatenate, Literal, ParamSpec, Protocol, TypeVar
 
 from .. import i18n
-from ..storage import OutboxRow
-from ..storage_api import StorageAPI as Storage
-from ..storage_api import TxAPI as Tx
+from ..storage.api import StorageAPI as Storage
+from ..storage.api import TxAPI as Tx
+from ..storage.sqlite import OutboxRow
 from ..wake import sleep_or_wake
 from .core import DecisionInfo, Direct, DirectKind, Image, Outcome, ServiceCore
 

@@ -17,8 +17,8 @@ from engine import (
 )
 
 from .. import i18n
-from ..storage import GameRow, MoveRow
-from ..storage_api import QueriesAPI as Queries
+from ..storage.api import QueriesAPI as Queries
+from ..storage.sqlite import GameRow, MoveRow
 from .core import (
     DamagedGame,
     GameInfo,

@@ -11,9 +11,9 @@ from engine import (
     GameState,
 )
 
-from ..storage import TimerRow
-from ..storage_api import QueriesAPI as Queries
-from ..storage_api import TxAPI as Tx
+from ..storage.api import QueriesAPI as Queries
+from ..storage.api import TxAPI as Tx
+from ..storage.sqlite import TimerRow
 from .core import (
     HOUR,
     OFFLINE_MARGIN,

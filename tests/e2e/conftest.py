@@ -16,7 +16,7 @@ import engine
 from bot.discord_app import KhronosBot, create_bot
 from bot.service import GameService
 from bot.settings import Settings
-from bot.storage import Storage
+from bot.storage.sqlite import Storage
 from tests.fakediscord.fake import FakeDiscord
 from tests.fakediscord.fixtures import fake_discord  # noqa: F401
 from tests.fakediscord.models import FakeChannel, FakeGuild, FakeInteraction, FakeUser

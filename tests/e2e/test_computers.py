@@ -16,7 +16,7 @@ import pytest
 import engine
 from bot.discord_app import KhronosBot
 from bot.service import MARK, TimerKind, is_computer
-from bot.storage import OutboxRow, Storage
+from bot.storage.sqlite import OutboxRow, Storage
 from engine import Age
 from tests.e2e.conftest import Scene
 from tests.e2e.test_bot_game import Table, decodes, pick

@@ -15,7 +15,7 @@ import engine
 from bot import i18n
 from bot.service import GameService
 from bot.slash import english_strings
-from bot.storage import Storage
+from bot.storage.sqlite import Storage
 from bot.textcommands import COMMANDS, GROUPS
 from engine import Family
 from tests.e2e.conftest import Scene

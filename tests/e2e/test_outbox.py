@@ -15,7 +15,7 @@ import pytest
 
 import engine
 from bot.service import GameService, PermissionDenied
-from bot.storage import Storage
+from bot.storage.sqlite import Storage
 from engine import Age, BuildingType
 from tests.e2e.conftest import Scene, set_position
 from tests.e2e.test_bot_game import Table, decodes

@@ -13,7 +13,7 @@ import engine
 from bot.discord_app import KhronosBot, create_bot
 from bot.service import HOUR, GameService
 from bot.settings import Settings
-from bot.storage import Storage
+from bot.storage.sqlite import Storage
 from tests.e2e.test_bot_game import decodes
 from tests.fakediscord.fake import FakeDiscord
 from tests.fakediscord.models import FakeChannel, FakeUser

@@ -13,7 +13,7 @@ import engine
 from bot.discord_app import KhronosBot, create_bot
 from bot.service import GameService
 from bot.settings import Settings
-from bot.storage import Storage
+from bot.storage.sqlite import Storage
 from bot.textcommands import COMMANDS, GROUPS, CommandSpec
 from engine import Age, BuildingType, Family
 from tests.e2e.conftest import Scene, SeededBot, set_position

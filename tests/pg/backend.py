@@ -18,8 +18,8 @@ from typing import Any
 import asyncpg
 import pytest
 
-from bot.storage import Storage
-from bot.storage_pg import PgStorage
+from bot.storage.postgres import PgStorage
+from bot.storage.sqlite import Storage
 
 PG_URL = os.environ.get("KHRONOS_TEST_DATABASE_URL") or None
 NO_PG = "KHRONOS_TEST_DATABASE_URL is not set (.ci/run starts a PostgreSQL server and sets it)"

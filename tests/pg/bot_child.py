@@ -24,7 +24,7 @@ import yarl
 from bot.discord_app import create_bot
 from bot.service import GameService
 from bot.settings import Settings
-from bot.storage_pg import PgStorage, PgTx
+from bot.storage.postgres import PgStorage, PgTx
 
 
 async def _append_and_mark(self: PgTx, **fields: Any) -> None:

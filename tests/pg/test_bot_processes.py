@@ -15,7 +15,7 @@ from typing import Any
 
 import engine
 from bot.service import GameService
-from bot.storage_pg import PgStorage
+from bot.storage.postgres import PgStorage
 from engine import EndTurn
 from tests.e2e.test_bot_game import Table
 from tests.fakediscord.fake import FakeDiscord

@@ -23,8 +23,8 @@ import pytest
 
 from bot.service import GameService, outbox
 from bot.service.outbox import REPLY_WINDOW, Deliverer, Delivery
-from bot.storage import Storage
-from bot.storage_pg import PgStorage
+from bot.storage.postgres import PgStorage
+from bot.storage.sqlite import Storage
 from tests.pg.backend import BACKENDS, AnyStorage, new_storage
 from tests.service.conftest import Clock, started_game
 

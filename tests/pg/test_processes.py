@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from bot.service import GameService, GameSettings
-from bot.storage_pg import PgStorage
+from bot.storage.postgres import PgStorage
 from tests.pg.backend import PG_URL, needs_pg, pg_schema
 from tests.service.conftest import Clock, started_game
 

@@ -11,9 +11,9 @@ import pytest
 
 from bot.service import GameExists, GameService, GameSettings
 from bot.settings import Settings
-from bot.storage import Storage
-from bot.storage_api import make_storage
-from bot.storage_pg import MIGRATIONS, SCHEMA_VERSION, PgStorage, safe_url
+from bot.storage.api import make_storage
+from bot.storage.postgres import MIGRATIONS, SCHEMA_VERSION, PgStorage, safe_url
+from bot.storage.sqlite import Storage
 from engine import Age, EndTurn, EngineError, Travel
 from tests.pg.backend import PG_URL, needs_pg, pg_connect, pg_schema
 from tests.service.conftest import Clock, current_user, started_game

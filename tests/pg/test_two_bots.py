@@ -15,7 +15,7 @@ from pathlib import Path
 from bot.discord_app import KhronosBot, create_bot
 from bot.service import GameService
 from bot.settings import Settings
-from bot.storage_pg import PgStorage
+from bot.storage.postgres import PgStorage
 from engine import Age, BuildingType, Construct
 from engine.builder import position
 from tests.e2e.test_bot_game import Table

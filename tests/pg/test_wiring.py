@@ -18,8 +18,8 @@ from bot.__main__ import run_discord, startup_failure
 from bot.discord_app import create_bot
 from bot.local import run_local
 from bot.settings import Settings
-from bot.storage_api import StorageUnavailable, open_storage
-from bot.storage_pg import PgStorage
+from bot.storage.api import StorageUnavailable, open_storage
+from bot.storage.postgres import PgStorage
 from tests.fakediscord.fake import FakeDiscord
 from tests.fakediscord.fixtures import fake_discord  # noqa: F401
 from tests.pg.backend import PG_URL, needs_pg, pg_connect, pg_schema

@@ -26,7 +26,7 @@ import signal
 from typing import Any
 
 from bot.service import GameService
-from bot.storage_pg import PgStorage, PgTx
+from bot.storage.postgres import PgStorage, PgTx
 from engine import EngineError
 from engine.random_player import random_action
 

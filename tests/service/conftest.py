@@ -36,7 +36,7 @@ def backend(request: pytest.FixtureRequest) -> str:
 @pytest.fixture
 async def storage(backend: str, tmp_path: Path) -> AsyncIterator[AnyStorage]:
     async with new_storage(backend, tmp_path) as s:
-        yield s  # a Storage or a PgStorage: the same methods (bot/storage_api.py)
+        yield s  # a Storage or a PgStorage: the same methods (bot/storage/api.py)
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ import signal
 import aiosqlite
 
 from bot.service import GameService
-from bot.storage import Storage
+from bot.storage.sqlite import Storage
 from engine.random_player import random_action
 
 

@@ -20,7 +20,7 @@ from bot.service import (
     TimerKind,
     is_computer,
 )
-from bot.storage import Storage
+from bot.storage.sqlite import Storage
 from engine import EndTurn, MalformedAction
 from engine.random_player import random_action
 from tests.service.conftest import Clock

@@ -6,7 +6,7 @@ import asyncio
 
 import engine
 from bot.service import GameService
-from bot.storage import Storage
+from bot.storage.sqlite import Storage
 from engine import Age, EndTurn, EngineError, NotYourTurn, StaleState, Travel
 from tests.pg.backend import another
 

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from bot.service import GameService
-from bot.storage import Storage
+from bot.storage.sqlite import Storage
 
 CHILD = Path(__file__).with_name("crash_child.py")
 

@@ -4,7 +4,7 @@ by what is really taken, at most two weeks; another seat's choice and /undo do n
 from __future__ import annotations
 
 from bot.service import HOUR, MAX_AWAY_HOURS, GameService, GameSettings
-from bot.storage import Storage
+from bot.storage.sqlite import Storage
 from engine import Age, BuildingType, Construct
 from engine.builder import position
 from tests.service.conftest import Clock, current_user, started_game

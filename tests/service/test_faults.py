@@ -14,7 +14,7 @@ import pytest
 
 from bot.dispatcher import TimerDispatcher
 from bot.service import GameService, Outcome
-from bot.storage import Storage, StorageLost
+from bot.storage.sqlite import Storage, StorageLost
 from engine import EngineError
 
 

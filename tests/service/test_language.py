@@ -10,7 +10,7 @@ import pytest
 
 from bot.images import render_image
 from bot.service import GameService, GameSettings, Image
-from bot.storage import Storage
+from bot.storage.sqlite import Storage
 from engine import EngineError
 
 from .conftest import Clock, random_move, started_game

@@ -22,7 +22,7 @@ import render
 from bot.__main__ import main
 from bot.local import LocalError, run_local, seat_names
 from bot.service import GameInfo, GameService
-from bot.storage import Storage
+from bot.storage.sqlite import Storage
 
 
 def play(tmp_path: Path, script: list[str], **flags: object) -> tuple[int, str]:

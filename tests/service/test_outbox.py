@@ -12,7 +12,7 @@ import pytest
 import engine
 from bot.service import GameService
 from bot.service.outbox import CLAIM_FOR, MAX_ATTEMPTS, Deliverer, Delivery, RetryLater
-from bot.storage import Storage
+from bot.storage.sqlite import Storage
 from tests.pg.backend import AnyStorage, another
 from tests.service.conftest import Clock, current_user, random_move, started_game
 

@@ -8,7 +8,7 @@ import pytest
 
 import engine
 from bot.service import GameService, GameSettings, ServiceError, UndoRefused
-from bot.storage import Storage
+from bot.storage.sqlite import Storage
 from engine import NotYourTurn
 
 from .conftest import random_move, started_game

@@ -19,7 +19,7 @@ from bot.service import (
     PermissionDenied,
     UndoRefused,
 )
-from bot.storage import Storage
+from bot.storage.sqlite import Storage
 from engine import (
     Age,
     Choose,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.storage import DB_FILENAME, MIGRATIONS, SCHEMA_VERSION, SeatRow, Storage
+from bot.storage.sqlite import DB_FILENAME, MIGRATIONS, SCHEMA_VERSION, SeatRow, Storage
 from engine import StaleState
 from tests.pg.backend import INTEGRITY_ERRORS
 

@@ -21,7 +21,7 @@ from bot.service import (
     Outcome,
     PermissionDenied,
 )
-from bot.storage import Storage, TimerRow
+from bot.storage.sqlite import Storage, TimerRow
 from bot.textcommands import Context, run_line
 from engine import Age, BuildingType, Choose, Construct, EndTurn, Travel
 from engine.builder import position

@@ -13,7 +13,7 @@ import pytest
 from bot.service import HOUR, GameService, GameSettings, NotSeated, PermissionDenied
 from bot.service.outbox import delivery
 from bot.service.texts import counted
-from bot.storage import Storage
+from bot.storage.sqlite import Storage
 from bot.textcommands import Context, execute, run_line
 from engine import MalformedAction
 from tests.pg.backend import AnyStorage, execute_raw

@@ -1,8 +1,8 @@
 """The storage interface the game service talks to, whatever the backend.
 
-Two implementations: :mod:`bot.storage` (SQLite, one file, the default) and
-:mod:`bot.storage_pg` (PostgreSQL, shared by several bot processes). Both return the same row
-dataclasses (defined in :mod:`bot.storage`) and keep the same promises:
+Two implementations: :mod:`bot.storage.sqlite` (SQLite, one file, the default) and
+:mod:`bot.storage.postgres` (PostgreSQL, shared by several bot processes). Both return the same row
+dataclasses (defined in :mod:`bot.storage.sqlite`) and keep the same promises:
 
 - ``write()`` is one transaction: it commits when the block ends and rolls back if it raises;
   the game rows a transaction reads are its own until it ends (SQLite: one writer at a time;
@@ -23,7 +23,7 @@ from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .storage import (
+from .sqlite import (
     GameRow,
     MoveRow,
     NoteRow,
@@ -35,7 +35,7 @@ from .storage import (
 )
 
 if TYPE_CHECKING:
-    from .settings import Settings
+    from ..settings import Settings
 
 
 class QueriesAPI(Protocol):
@@ -208,7 +208,7 @@ def storage_for(data_dir: Path, database_url: str | None) -> StorageAPI:
     """The storage, not yet opened: PostgreSQL at ``database_url`` when it is set, else the
     SQLite file in ``data_dir``."""
     if database_url:
-        from .storage_pg import PgStorage  # asyncpg is imported only when it is used
+        from .postgres import PgStorage  # asyncpg is imported only when it is used
 
         return PgStorage(database_url)
     return Storage.in_dir(data_dir)
@@ -249,7 +249,7 @@ async def open_storage(settings: Settings) -> StorageAPI:
 
 
 if TYPE_CHECKING:
-    from .storage_pg import PgStorage
+    from .postgres import PgStorage
 
     def _both_backends_conform(sqlite: Storage, pg: PgStorage) -> list[StorageAPI]:
         """Never called: mypy checks here that both backends implement the interface."""

@@ -1,7 +1,7 @@
 """PostgreSQL storage (asyncpg) for several bot processes sharing one database.
 
-The same ``Queries`` / ``Tx`` / ``Storage`` methods and row dataclasses as :mod:`bot.storage`
-(the interface is :mod:`bot.storage_api`), its own numbered migrations, and the same promises
+The same ``Queries`` / ``Tx`` / ``Storage`` methods and row dataclasses as :mod:`bot.storage.sqlite`
+(the interface is :mod:`bot.storage.api`), its own numbered migrations, and the same promises
 across processes (docs/storage-postgres.md):
 
 - **One writer per game.** Inside ``write()``, finding a game (``game_for_channel``,
@@ -38,7 +38,7 @@ from asyncpg.pool import PoolConnectionProxy
 
 from engine import StaleState
 
-from .storage import (
+from .sqlite import (
     LIVE_STATUSES,
     GameRow,
     MoveRow,

@@ -1,0 +1,1 @@
+"""Where the games are kept: one interface (``api``) and two backends (``sqlite``, ``postgres``)."""
