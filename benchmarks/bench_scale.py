@@ -42,7 +42,7 @@ from bench_service import _fill, _trajectories
 import engine
 from bot.service import DRAW_KINDS, GameService
 from bot.storage.postgres import PgStorage
-from bot.storage.sqlite import Storage
+from bot.storage.sqlite import SqliteStorage
 from engine.random_player import random_action
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -101,8 +101,8 @@ async def fill_pg(url: str, schema: str, games: int,
 
 async def worker(backend: str, where: str, schema: str, channels: Sequence[int],
                  start_at: float, seconds: float) -> dict[str, object]:
-    storage: Storage | PgStorage
-    storage = Storage(where) if backend == "sqlite" else PgStorage(where, schema=schema,
+    storage: SqliteStorage | PgStorage
+    storage = SqliteStorage(where) if backend == "sqlite" else PgStorage(where, schema=schema,
                                                                    max_size=2)
     await storage.open()
     service = GameService(storage)  # type: ignore[arg-type]
@@ -249,7 +249,7 @@ def main() -> int:
         sqlite_path = tmp / "scale.sqlite3"
 
         async def make_sqlite() -> None:
-            async with Storage(sqlite_path):
+            async with SqliteStorage(sqlite_path):
                 pass
 
         asyncio.run(make_sqlite())

@@ -27,7 +27,7 @@ import engine
 from bot.images import render_image
 from bot.service import DRAW_KINDS, GameService
 from bot.service.outbox import Deliverer, Delivery
-from bot.storage.sqlite import Storage
+from bot.storage.sqlite import SqliteStorage
 from engine.random_player import random_action
 
 TARGET_MS = 5.0
@@ -90,7 +90,7 @@ def _fill(path: Path, games: int, pools: list[list[tuple[int, str, str, str, int
 
 
 async def bench_moves(directory: Path, games: int, moves: int) -> dict[str, float]:
-    storage = Storage.in_dir(directory)
+    storage = SqliteStorage.in_dir(directory)
     await storage.open()
     await storage.close()
     t = time.perf_counter()
@@ -136,7 +136,7 @@ async def bench_size(directory: Path, per_count: int) -> dict[int, tuple[float, 
     out: dict[int, tuple[float, float]] = {}
     for players in (2, 3, 4, 5):
         path = directory / f"size-{players}.sqlite3"
-        async with Storage(path) as storage:
+        async with SqliteStorage(path) as storage:
             base = await storage.size_bytes()
             service = GameService(storage, outbox=False)  # the game itself, not its messages
             chooser = random.Random(players)
@@ -178,7 +178,7 @@ async def bench_outbox(directory: Path, moves: int) -> dict[str, float]:
     out: dict[str, float] = {}
     for render in (False, True):
         path = directory / f"outbox-{render}.sqlite3"
-        async with Storage(path) as storage:
+        async with SqliteStorage(path) as storage:
             service = GameService(storage)
             chooser = random.Random(3)
             played = 0

@@ -131,7 +131,7 @@ def startup_failure(exc: BaseException) -> tuple[int, str] | None:
     import aiohttp
     import discord
 
-    from .storage.api import StorageUnavailable
+    from .storage import StorageUnavailable
 
     if isinstance(exc, StorageUnavailable):  # KHRONOS_DATABASE_URL: no server, or refused
         return exc.status, str(exc)
@@ -172,7 +172,7 @@ def run_discord(settings: Settings) -> int:
              else "every server (global sync: up to an hour the first time)")
     games = str(settings.data_dir.resolve())
     if settings.database_url:
-        from .storage.postgres import safe_url
+        from .storage.api import safe_url
 
         games = safe_url(settings.database_url)
     shards = settings.shard_options()

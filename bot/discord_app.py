@@ -46,7 +46,7 @@ from .service import (
 from .service.outbox import Deliverer, Delivery, RetryLater, Undeliverable, reply_delivery
 from .settings import Settings
 from .slash import CatalogueTranslator, register_commands
-from .storage.api import StorageAPI, open_storage
+from .storage import Storage, open_storage
 from .textcommands import (
     Context,
     parse_line,
@@ -367,7 +367,7 @@ class KhronosBot(commands.AutoShardedBot):
                          help_command=None, **options)
         self.settings = settings
         self._service = service
-        self._own_storage: StorageAPI | None = None
+        self._own_storage: Storage | None = None
         self.dispatcher: TimerDispatcher | None = None
         self._deliverer: Deliverer | None = None
         self.stopping = False  # after SIGTERM: no new commands; deliveries finish

@@ -34,7 +34,7 @@ from engine.random_player import random_action
 from .images import render_image
 from .service import GameInfo, GameService, GameSettings, Image, Outcome
 from .service.lobby import check_level
-from .storage.api import StorageAPI, StorageUnavailable, open_checked, storage_for
+from .storage import Storage, StorageUnavailable, open_checked, storage_for
 from .textcommands import COMMANDS, Context, run_line
 
 LOCAL_CHANNEL = 1  # the pretend channel of terminal games
@@ -524,7 +524,7 @@ def run_local(
             save_history()
 
 
-def _play(runner: asyncio.Runner, game: LocalGame, storage: StorageAPI, lines: Lines, *,
+def _play(runner: asyncio.Runner, game: LocalGame, storage: Storage, lines: Lines, *,
           asked: dict[str, object], new: bool, settings: GameSettings, seed: int | None,
           random_moves: int) -> int:
     out = game.out

@@ -25,10 +25,7 @@ from engine import (
     PublicView,
 )
 
-from ..storage.api import QueriesAPI as Queries
-from ..storage.api import StorageAPI as Storage
-from ..storage.api import TxAPI as Tx
-from ..storage.sqlite import GameRow, SeatRow
+from ..storage.api import GameRow, Queries, SeatRow, Storage, Tx
 from .texts import (
     cards_text,
     channel_link,

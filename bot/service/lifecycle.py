@@ -14,9 +14,7 @@ from engine import (
 )
 
 from .. import i18n
-from ..storage.api import QueriesAPI as Queries
-from ..storage.api import TxAPI as Tx
-from ..storage.sqlite import GameRow
+from ..storage.api import GameRow, Queries, Tx
 from .core import (
     HOUR,
     LANGUAGE_NAMES,

@@ -12,8 +12,7 @@ from engine import (
     MalformedAction,
 )
 
-from ..storage.api import TxAPI as Tx
-from ..storage.sqlite import GameRow, SeatRow
+from ..storage.api import GameRow, SeatRow, Tx
 from .core import (
     BOT_LEVELS,
     MARK,

@@ -25,9 +25,7 @@ from engine import (
     StaleState,
 )
 
-from ..storage.api import QueriesAPI as Queries
-from ..storage.api import TxAPI as Tx
-from ..storage.sqlite import GameRow, MoveRow, PendingMoveRow
+from ..storage.api import GameRow, MoveRow, PendingMoveRow, Queries, Tx
 from .core import (
     DRAW_KINDS,
     DamagedGame,

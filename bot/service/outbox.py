@@ -26,9 +26,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Concatenate, Literal, ParamSpec, Protocol, TypeVar
 
 from .. import i18n
-from ..storage.api import StorageAPI as Storage
-from ..storage.api import TxAPI as Tx
-from ..storage.sqlite import OutboxRow
+from ..storage.api import OutboxRow, Storage, Tx
 from ..wake import sleep_or_wake
 from .core import DecisionInfo, Direct, DirectKind, Image, Outcome, ServiceCore
 

@@ -17,8 +17,7 @@ from engine import (
 )
 
 from .. import i18n
-from ..storage.api import QueriesAPI as Queries
-from ..storage.sqlite import GameRow, MoveRow
+from ..storage.api import GameRow, MoveRow, Queries
 from .core import (
     DamagedGame,
     GameInfo,

@@ -11,9 +11,7 @@ from engine import (
     GameState,
 )
 
-from ..storage.api import QueriesAPI as Queries
-from ..storage.api import TxAPI as Tx
-from ..storage.sqlite import TimerRow
+from ..storage.api import Queries, TimerRow, Tx
 from .core import (
     HOUR,
     OFFLINE_MARGIN,

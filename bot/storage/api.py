@@ -20,26 +20,124 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
+from urllib.parse import urlsplit, urlunsplit
 
-from .sqlite import (
-    GameRow,
-    MoveRow,
-    NoteRow,
-    OutboxRow,
-    PendingMoveRow,
-    SeatRow,
-    Storage,
-    TimerRow,
-)
-
-if TYPE_CHECKING:
-    from ..settings import Settings
+from engine import EngineError
 
 
-class QueriesAPI(Protocol):
-    """What a read (``Storage.read()``) offers; ``TxAPI`` adds the writes."""
+class StorageLost(EngineError):
+    """The database file was deleted or replaced while the bot runs: writes would be
+    acknowledged and lost (the open connections still write to the unlinked file), so every
+    write is refused until the file is back and the bot restarted."""
+
+LIVE_STATUSES = ("lobby", "active")
+
+
+# --- rows -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GameRow:
+    id: int
+    guild_id: int | None
+    channel_id: int
+    creator_id: int
+    status: str
+    settings: str
+    seed: int
+    state: str | None
+    checkpoint: str | None
+    checkpoint_seq: int
+    version: int
+    created_at: float
+    updated_at: float
+    paused_at: float | None = None
+    turn_timing: str | None = None
+
+    @property
+    def is_live(self) -> bool:
+        return self.status in LIVE_STATUSES
+
+
+@dataclass(frozen=True)
+class SeatRow:
+    game_id: int
+    seat: int
+    user_id: int
+    name: str
+    joined_at: float
+    muted: bool = False
+    away_until: float | None = None
+    removed: bool = False
+
+
+@dataclass(frozen=True)
+class NoteRow:
+    id: int
+    game_id: int
+    after_seq: int
+    user_id: int | None
+    text: str
+    created_at: float
+
+
+@dataclass(frozen=True)
+class MoveRow:
+    id: int
+    game_id: int
+    seq: int
+    version: int
+    seat: int
+    user_id: int | None
+    kind: str
+    action: str
+    events: str
+    step: int
+    created_at: float
+
+
+@dataclass(frozen=True)
+class TimerRow:
+    id: int
+    game_id: int
+    kind: str
+    seat: int | None
+    user_id: int | None
+    due_at: float
+    payload: str
+    created_at: float
+
+
+@dataclass(frozen=True)
+class OutboxRow:
+    id: int
+    game_id: int
+    kind: str
+    user_id: int | None
+    body: str
+    created_at: float
+    attempts: int
+    next_at: float
+    sent_at: float | None
+    result: str | None
+
+
+@dataclass(frozen=True)
+class PendingMoveRow:
+    key: str
+    game_id: int
+    version: int
+    user_id: int
+    line: str
+    state: str
+    created_at: float
+
+
+class Queries(Protocol):
+    """What a read (``Storage.read()``) offers; ``Tx`` adds the writes."""
 
     async def game(self, game_id: int) -> GameRow | None: ...
 
@@ -78,7 +176,7 @@ class QueriesAPI(Protocol):
     async def pending_move(self, key: str) -> PendingMoveRow | None: ...
 
 
-class TxAPI(QueriesAPI, Protocol):
+class Tx(Queries, Protocol):
     """The writes, valid only inside ``Storage.write()``."""
 
     async def insert_game(
@@ -170,7 +268,7 @@ class TxAPI(QueriesAPI, Protocol):
     async def release_outbox(self, game_id: int, owner: str) -> None: ...
 
 
-class StorageAPI(Protocol):
+class Storage(Protocol):
     """A database the service can use: open, migrate, one write or read transaction at a time
     per ``async with``, close."""
 
@@ -180,7 +278,7 @@ class StorageAPI(Protocol):
         password."""
         ...
 
-    async def open(self) -> StorageAPI: ...
+    async def open(self) -> Storage: ...
 
     async def close(self) -> None: ...
 
@@ -188,9 +286,9 @@ class StorageAPI(Protocol):
 
     async def migrate(self) -> int: ...
 
-    def write(self) -> AbstractAsyncContextManager[TxAPI]: ...
+    def write(self) -> AbstractAsyncContextManager[Tx]: ...
 
-    def read(self) -> AbstractAsyncContextManager[QueriesAPI]: ...
+    def read(self) -> AbstractAsyncContextManager[Queries]: ...
 
 
 class StorageUnavailable(Exception):
@@ -204,53 +302,11 @@ class StorageUnavailable(Exception):
         self.status = status
 
 
-def storage_for(data_dir: Path, database_url: str | None) -> StorageAPI:
-    """The storage, not yet opened: PostgreSQL at ``database_url`` when it is set, else the
-    SQLite file in ``data_dir``."""
-    if database_url:
-        from .postgres import PgStorage  # asyncpg is imported only when it is used
-
-        return PgStorage(database_url)
-    return Storage.in_dir(data_dir)
-
-
-def make_storage(settings: Settings) -> StorageAPI:
-    """The storage the settings choose (``KHRONOS_DATABASE_URL``, else the SQLite file in
-    ``KHRONOS_DATA_DIR``), not yet opened."""
-    return storage_for(settings.data_dir, settings.database_url)
-
-
-async def open_checked(storage: StorageAPI) -> StorageAPI:
-    """``storage.open()`` (connected and migrated). A PostgreSQL server that cannot be
-    reached or refuses the connection raises :class:`StorageUnavailable` with one sentence
-    (never the password)."""
-    if isinstance(storage, Storage):  # SQLite: the data folder was checked before
-        return await storage.open()
-    import asyncpg
-
-    try:
-        return await storage.open()
-    except (asyncpg.InvalidAuthorizationSpecificationError,
-            asyncpg.InvalidCatalogNameError) as exc:
-        raise StorageUnavailable(
-            f"The PostgreSQL server at {storage.path} refused the connection ({exc}): fix "
-            "KHRONOS_DATABASE_URL (user, password, database name).", 2) from exc
-    except (OSError, TimeoutError, asyncpg.PostgresError,
-            asyncpg.InterfaceError) as exc:
-        reason = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
-        raise StorageUnavailable(
-            f"Cannot reach the PostgreSQL database at {storage.path} ({reason}): check that "
-            "the server runs and KHRONOS_DATABASE_URL, then start the bot again.", 1) from exc
-
-
-async def open_storage(settings: Settings) -> StorageAPI:
-    """:func:`make_storage`, opened (see :func:`open_checked`)."""
-    return await open_checked(make_storage(settings))
-
-
-if TYPE_CHECKING:
-    from .postgres import PgStorage
-
-    def _both_backends_conform(sqlite: Storage, pg: PgStorage) -> list[StorageAPI]:
-        """Never called: mypy checks here that both backends implement the interface."""
-        return [sqlite, pg]
+def safe_url(url: str) -> str:
+    """``url`` without its password (for logs and messages)."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.rsplit("@", 1)[1]
+    user = parts.username or ""
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{netloc}"))

@@ -31,14 +31,13 @@ import re
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, TypeAlias
-from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 from asyncpg.pool import PoolConnectionProxy
 
 from engine import StaleState
 
-from .sqlite import (
+from .api import (
     LIVE_STATUSES,
     GameRow,
     MoveRow,
@@ -47,6 +46,7 @@ from .sqlite import (
     PendingMoveRow,
     SeatRow,
     TimerRow,
+    safe_url,
 )
 
 # (class, key) of the advisory lock held while migrating; the two-int key space of advisory
@@ -642,16 +642,6 @@ class PgTx(PgQueries):
 # --- the storage object -------------------------------------------------------------------------
 
 _SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
-
-
-def safe_url(url: str) -> str:
-    """``url`` without its password (for logs and messages)."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.rsplit("@", 1)[1]
-    user = parts.username or ""
-    return urlunsplit(parts._replace(netloc=f"{user}:***@{netloc}"))
 
 
 class PgStorage:

@@ -23,25 +23,29 @@ import os
 import sqlite3
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import aiosqlite
 
-from engine import EngineError, StaleState
+from engine import StaleState
+
+from .api import (
+    GameRow,
+    MoveRow,
+    NoteRow,
+    OutboxRow,
+    PendingMoveRow,
+    SeatRow,
+    StorageLost,
+    TimerRow,
+)
 
 DB_FILENAME = "khronos.sqlite3"
 
 log = logging.getLogger("khronos.storage")
 
 
-class StorageLost(EngineError):
-    """The database file was deleted or replaced while the bot runs: writes would be
-    acknowledged and lost (the open connections still write to the unlinked file), so every
-    write is refused until the file is back and the bot restarted."""
-
-LIVE_STATUSES = ("lobby", "active")
 
 # --- migrations: a numbered list; migration i (1-based) brings user_version from i-1 to i -----
 
@@ -175,106 +179,6 @@ MIGRATIONS: list[str] = [
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
-# --- rows -------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class GameRow:
-    id: int
-    guild_id: int | None
-    channel_id: int
-    creator_id: int
-    status: str
-    settings: str
-    seed: int
-    state: str | None
-    checkpoint: str | None
-    checkpoint_seq: int
-    version: int
-    created_at: float
-    updated_at: float
-    paused_at: float | None = None
-    turn_timing: str | None = None
-
-    @property
-    def is_live(self) -> bool:
-        return self.status in LIVE_STATUSES
-
-
-@dataclass(frozen=True)
-class SeatRow:
-    game_id: int
-    seat: int
-    user_id: int
-    name: str
-    joined_at: float
-    muted: bool = False
-    away_until: float | None = None
-    removed: bool = False
-
-
-@dataclass(frozen=True)
-class NoteRow:
-    id: int
-    game_id: int
-    after_seq: int
-    user_id: int | None
-    text: str
-    created_at: float
-
-
-@dataclass(frozen=True)
-class MoveRow:
-    id: int
-    game_id: int
-    seq: int
-    version: int
-    seat: int
-    user_id: int | None
-    kind: str
-    action: str
-    events: str
-    step: int
-    created_at: float
-
-
-@dataclass(frozen=True)
-class TimerRow:
-    id: int
-    game_id: int
-    kind: str
-    seat: int | None
-    user_id: int | None
-    due_at: float
-    payload: str
-    created_at: float
-
-
-@dataclass(frozen=True)
-class OutboxRow:
-    id: int
-    game_id: int
-    kind: str
-    user_id: int | None
-    body: str
-    created_at: float
-    attempts: int
-    next_at: float
-    sent_at: float | None
-    result: str | None
-
-
-@dataclass(frozen=True)
-class PendingMoveRow:
-    key: str
-    game_id: int
-    version: int
-    user_id: int
-    line: str
-    state: str
-    created_at: float
-
-
 _OUTBOX_COLS = ("id, game_id, kind, user_id, body, created_at, attempts, next_at, sent_at, "
                 "result")
 _PENDING_COLS = "key, game_id, version, user_id, line, state, created_at"
@@ -291,7 +195,7 @@ _TIMER_COLS = "id, game_id, kind, seat, user_id, due_at, payload, created_at"
 # --- queries shared by reads and write transactions ------------------------------------------
 
 
-class Queries:
+class SqliteQueries:
     """Statements on one connection. ``Tx`` adds the writes."""
 
     def __init__(self, conn: aiosqlite.Connection) -> None:
@@ -421,7 +325,7 @@ class Queries:
         return PendingMoveRow(*row) if row else None
 
 
-class Tx(Queries):
+class SqliteTx(SqliteQueries):
     """The writes, valid only inside ``Storage.write()`` (one open ``BEGIN IMMEDIATE``)."""
 
     async def insert_game(
@@ -663,7 +567,7 @@ def _seat_row(r: Sequence[Any]) -> SeatRow:
 # --- the storage object -------------------------------------------------------------------------
 
 
-class Storage:
+class SqliteStorage:
     """One SQLite file. ``await open()`` connects and migrates; ``await close()`` at the end."""
 
     def __init__(self, path: str | Path, *, synchronous: str = "NORMAL") -> None:
@@ -674,13 +578,13 @@ class Storage:
         self._write_lock = asyncio.Lock()
         self._read_lock = asyncio.Lock()
         # the write transaction open in this task, so that a nested ``write()`` joins it
-        self._open_tx: contextvars.ContextVar[Tx | None] = contextvars.ContextVar(
+        self._open_tx: contextvars.ContextVar[SqliteTx | None] = contextvars.ContextVar(
             f"khronos_tx_{id(self)}", default=None)
         self._identity: tuple[int, int] | None = None  # (device, inode) of the opened file
         self._lost_told = False
 
     @classmethod
-    def in_dir(cls, data_dir: str | Path, **kwargs: Any) -> Storage:
+    def in_dir(cls, data_dir: str | Path, **kwargs: Any) -> SqliteStorage:
         """The storage file ``khronos.sqlite3`` in ``data_dir`` (created if missing)."""
         directory = Path(data_dir)
         directory.mkdir(parents=True, exist_ok=True)
@@ -717,7 +621,7 @@ class Storage:
             "The bot's game database is unavailable, so nothing can be saved and nothing was "
             "changed. A server admin of the bot must restore it and restart the bot.")
 
-    async def open(self) -> Storage:
+    async def open(self) -> SqliteStorage:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._writer = await self._connect()
         self._identity = self._file_identity()
@@ -736,14 +640,14 @@ class Storage:
                 await conn.close()
         self._reader = self._writer = None
 
-    async def __aenter__(self) -> Storage:
+    async def __aenter__(self) -> SqliteStorage:
         return await self.open()
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
     async def schema_version(self) -> int:
-        assert self._writer is not None, "Storage.open() first"
+        assert self._writer is not None, "SqliteStorage.open() first"
         async with self._writer.execute("PRAGMA user_version") as cur:
             row = await cur.fetchone()
         assert row is not None
@@ -752,7 +656,7 @@ class Storage:
     async def migrate(self) -> int:
         """Apply the migrations the file lacks, all in one transaction; returns the version.
         Running it again is harmless."""
-        assert self._writer is not None, "Storage.open() first"
+        assert self._writer is not None, "SqliteStorage.open() first"
         async with self._write_lock:
             conn = self._writer
             await conn.execute("BEGIN IMMEDIATE")
@@ -776,12 +680,12 @@ class Storage:
         return SCHEMA_VERSION
 
     @asynccontextmanager
-    async def write(self) -> AsyncIterator[Tx]:
+    async def write(self) -> AsyncIterator[SqliteTx]:
         """One write transaction (``BEGIN IMMEDIATE``), alone on the writer connection.
         Commits when the block ends; rolls back if it raises. Inside an open ``write()`` of
         the same task, a nested ``write()`` joins it: the outer block commits (the service
         writes a command's outbox rows that way, in the command's own transaction)."""
-        assert self._writer is not None, "Storage.open() first"
+        assert self._writer is not None, "SqliteStorage.open() first"
         joined = self._open_tx.get()
         if joined is not None:
             yield joined
@@ -790,7 +694,7 @@ class Storage:
             conn = self._writer
             self._check_file()
             await _begin(conn, "BEGIN IMMEDIATE")
-            tx = Tx(conn)
+            tx = SqliteTx(conn)
             token = self._open_tx.set(tx)
             try:
                 yield tx
@@ -809,20 +713,20 @@ class Storage:
         await conn.execute("COMMIT")
 
     @asynccontextmanager
-    async def read(self) -> AsyncIterator[Queries]:
+    async def read(self) -> AsyncIterator[SqliteQueries]:
         """A consistent snapshot of what is committed (a read transaction on the reader)."""
-        assert self._reader is not None, "Storage.open() first"
+        assert self._reader is not None, "SqliteStorage.open() first"
         async with self._read_lock:
             conn = self._reader
             await _begin(conn, "BEGIN")
             try:
-                yield Queries(conn)
+                yield SqliteQueries(conn)
             finally:
                 await asyncio.shield(conn.execute("COMMIT"))
 
     async def checkpoint_wal(self) -> None:
         """Copy the WAL into the main file and truncate it (for size measurements, backups)."""
-        assert self._writer is not None, "Storage.open() first"
+        assert self._writer is not None, "SqliteStorage.open() first"
         async with self._write_lock:
             await self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 

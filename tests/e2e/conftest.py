@@ -16,7 +16,7 @@ import engine
 from bot.discord_app import KhronosBot, create_bot
 from bot.service import GameService
 from bot.settings import Settings
-from bot.storage.sqlite import Storage
+from bot.storage.sqlite import SqliteStorage
 from tests.fakediscord.fake import FakeDiscord
 from tests.fakediscord.fixtures import fake_discord  # noqa: F401
 from tests.fakediscord.models import FakeChannel, FakeGuild, FakeInteraction, FakeUser
@@ -83,7 +83,7 @@ def seeded_bot(scene: Scene) -> SeededBot:
 
     @asynccontextmanager
     async def make(seed: int | None = None) -> AsyncIterator[KhronosBot]:
-        storage = await Storage.in_dir(scene.data).open()
+        storage = await SqliteStorage.in_dir(scene.data).open()
         try:
             yield scene.bot(service=GameService(
                 storage, seeds=None if seed is None else (lambda: seed)))

@@ -16,7 +16,8 @@ import pytest
 import engine
 from bot.discord_app import KhronosBot
 from bot.service import MARK, TimerKind, is_computer
-from bot.storage.sqlite import OutboxRow, Storage
+from bot.storage.api import OutboxRow
+from bot.storage.sqlite import SqliteStorage
 from engine import Age
 from tests.e2e.conftest import Scene
 from tests.e2e.test_bot_game import Table, decodes, pick
@@ -68,7 +69,7 @@ async def test_a_person_against_a_computer(scene: Scene) -> None:
         await asyncio.sleep(0.3)
         assert (await table.state())[0].version == waiting, "it waits its delay"
     # --- the bot stops during the computer's turn; when it starts, the timer is due --------
-    storage = await Storage.in_dir(scene.data).open()
+    storage = await SqliteStorage.in_dir(scene.data).open()
     try:
         async with storage.write() as tx:
             [timer] = await tx.timers(info.game_id)

@@ -15,7 +15,7 @@ import engine
 from bot import i18n
 from bot.service import GameService
 from bot.slash import english_strings
-from bot.storage.sqlite import Storage
+from bot.storage.sqlite import SqliteStorage
 from bot.textcommands import COMMANDS, GROUPS
 from engine import Family
 from tests.e2e.conftest import Scene
@@ -321,12 +321,12 @@ async def test_rows_sent_after_a_restart_keep_the_language_of_their_commit(
         info, state = await bot.service.snapshot(ch.id)
     first = info.user_of(state.turn)
     assert first is not None and notice.content.startswith("Le bot n'a pas le droit")
-    async with Storage.in_dir(scene.data) as storage:  # committed, then the process stops
+    async with SqliteStorage.in_dir(scene.data) as storage:  # committed, then the process stops
         offline = GameService(storage)
         await offline.act(ch.id, first, engine.EndTurn())
         await offline.update_settings(ch.id, alice.id, language="de")
     seen = len(fake.channel_messages(ch))
-    async with Storage.in_dir(scene.data) as storage:
+    async with SqliteStorage.in_dir(scene.data) as storage:
         later = GameService(storage, clock=lambda: time.time() + 600)
         async with fake.running(scene.bot(service=later)):
             german = await fake.wait_for_message(

@@ -15,7 +15,7 @@ import pytest
 
 import engine
 from bot.service import GameService, PermissionDenied
-from bot.storage.sqlite import Storage
+from bot.storage.sqlite import SqliteStorage
 from engine import Age, BuildingType
 from tests.e2e.conftest import Scene, set_position
 from tests.e2e.test_bot_game import Table, decodes
@@ -103,10 +103,10 @@ async def test_defect2_a_move_committed_before_a_crash_is_posted_after_the_resta
         table = Table(fake, bot, ch, [alice, bob])
         info, state, first, second = await two_seated(table, alice, bob)
     # the command commits, and the process is killed before anything is sent
-    async with Storage.in_dir(scene.data) as storage:
+    async with SqliteStorage.in_dir(scene.data) as storage:
         await GameService(storage).act(ch.id, first.id, engine.EndTurn())
     seen = len(fake.channel_messages(ch))
-    async with Storage.in_dir(scene.data) as storage:
+    async with SqliteStorage.in_dir(scene.data) as storage:
         later = GameService(storage, clock=lambda: time.time() + 600)  # 10 minutes later
         async with fake.running(scene.bot(service=later)):
             await wait_until(lambda: any(m.notified_user_ids() == [second.id]
@@ -133,7 +133,7 @@ async def test_defect2_sigterm_stops_commands_and_finishes_deliveries(
         new = fake.channel_messages(ch)[seen:]
         assert new and new[0].attachments, "the committed move was posted before closing"
         assert any(m.notified_user_ids() == [second.id] for m in new)
-    async with Storage.in_dir(scene.data) as storage:
+    async with SqliteStorage.in_dir(scene.data) as storage:
         assert (await GameService(storage).info(ch.id)).version == info.version + 1, \
             "the move before the signal stands; the /end after it was not played"
 

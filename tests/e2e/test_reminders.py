@@ -13,14 +13,14 @@ import engine
 from bot.discord_app import KhronosBot, create_bot
 from bot.service import HOUR, GameService
 from bot.settings import Settings
-from bot.storage.sqlite import Storage
+from bot.storage.sqlite import SqliteStorage
 from tests.e2e.test_bot_game import decodes
 from tests.fakediscord.fake import FakeDiscord
 from tests.fakediscord.models import FakeChannel, FakeUser
 from tests.service.conftest import Clock
 
 
-def make_bot(fake: FakeDiscord, storage: Storage, clock: Clock, data: Path,
+def make_bot(fake: FakeDiscord, storage: SqliteStorage, clock: Clock, data: Path,
              guild_id: int) -> KhronosBot:
     settings = Settings(DISCORD_TOKEN=fake.token, KHRONOS_DATA_DIR=data,
                         KHRONOS_TEST_GUILD_ID=guild_id)
@@ -69,7 +69,7 @@ async def test_reminders_closed_dms_and_a_restart(fake_discord: FakeDiscord,
     carol = fake.add_user("carol", dms_open=False)
     users = {u.id: u for u in (alice, bob, carol, dave)}
     clock = Clock()
-    storage = await Storage.in_dir(tmp_path).open()
+    storage = await SqliteStorage.in_dir(tmp_path).open()
     try:
         async with fake.running(make_bot(fake, storage, clock, tmp_path, guild.id)) as bot:
             await slash(fake, alice, ch1, "create", players=2)
@@ -131,7 +131,7 @@ async def test_deadline_warning_automatic_move_replace_and_mygames(fake_discord:
     alice, bob, erin = fake.add_user("alice"), fake.add_user("bob"), fake.add_user("erin")
     users = {u.id: u for u in (alice, bob, erin)}
     clock = Clock()
-    storage = await Storage.in_dir(tmp_path).open()
+    storage = await SqliteStorage.in_dir(tmp_path).open()
     try:
         async with fake.running(make_bot(fake, storage, clock, tmp_path, guild.id)) as bot:
             assert {"mygames", "mute", "away", "game"} <= fake.command_names(guild)

@@ -13,7 +13,7 @@ import engine
 from bot.discord_app import KhronosBot, create_bot
 from bot.service import GameService
 from bot.settings import Settings
-from bot.storage.sqlite import Storage
+from bot.storage.sqlite import SqliteStorage
 from bot.textcommands import COMMANDS, GROUPS, CommandSpec
 from engine import Age, BuildingType, Family
 from tests.e2e.conftest import Scene, SeededBot, set_position
@@ -37,10 +37,10 @@ def first_player_has(hand_needs: dict[Family, int]) -> int:
 
 
 async def make_bot(fake: FakeDiscord, data: Path, guild: FakeGuild,
-                   seed: int | None = None) -> tuple[KhronosBot, Storage]:
+                   seed: int | None = None) -> tuple[KhronosBot, SqliteStorage]:
     """A bot and its opened storage (the caller closes it); the tests here use the
     ``seeded_bot`` fixture, tests/e2e/test_locale.py this."""
-    storage = await Storage.in_dir(data).open()
+    storage = await SqliteStorage.in_dir(data).open()
     service = GameService(storage, seeds=None if seed is None else (lambda: seed))
     settings = Settings(DISCORD_TOKEN=fake.token, KHRONOS_DATA_DIR=data,
                         KHRONOS_TEST_GUILD_ID=guild.id)

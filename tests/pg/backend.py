@@ -19,7 +19,7 @@ import asyncpg
 import pytest
 
 from bot.storage.postgres import PgStorage
-from bot.storage.sqlite import Storage
+from bot.storage.sqlite import SqliteStorage
 
 PG_URL = os.environ.get("KHRONOS_TEST_DATABASE_URL") or None
 NO_PG = "KHRONOS_TEST_DATABASE_URL is not set (.ci/run starts a PostgreSQL server and sets it)"
@@ -29,7 +29,7 @@ needs_pg = pytest.mark.skipif(PG_URL is None, reason=NO_PG)
 # the `backend` parameter of fixtures: SQLite always, PostgreSQL when a server is given
 BACKENDS = ["sqlite", pytest.param("postgresql", marks=needs_pg)]
 
-AnyStorage = Storage | PgStorage
+AnyStorage = SqliteStorage | PgStorage
 
 
 async def pg_connect() -> asyncpg.Connection:
@@ -58,7 +58,7 @@ async def pg_schema() -> AsyncIterator[str]:
 async def new_storage(backend: str, tmp_path: Path) -> AsyncIterator[AnyStorage]:
     """An opened, empty storage of that backend."""
     if backend == "sqlite":
-        async with Storage.in_dir(tmp_path / "data") as s:
+        async with SqliteStorage.in_dir(tmp_path / "data") as s:
             yield s
         return
     assert PG_URL is not None
@@ -76,7 +76,7 @@ def another(storage: AnyStorage) -> AnyStorage:
     as a second process would see it."""
     if isinstance(storage, PgStorage):
         return PgStorage(storage.url, schema=storage.schema)
-    return Storage(storage.path)
+    return SqliteStorage(storage.path)
 
 
 async def execute_raw(storage: AnyStorage, sql: str, *args: Any) -> None:

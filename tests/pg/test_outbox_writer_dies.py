@@ -24,7 +24,7 @@ import pytest
 from bot.service import GameService, outbox
 from bot.service.outbox import REPLY_WINDOW, Deliverer, Delivery
 from bot.storage.postgres import PgStorage
-from bot.storage.sqlite import Storage
+from bot.storage.sqlite import SqliteStorage
 from tests.pg.backend import BACKENDS, AnyStorage, new_storage
 from tests.service.conftest import Clock, started_game
 
@@ -101,7 +101,7 @@ async def test_the_reply_of_a_process_killed_after_its_commit_expires_with_its_t
 
 async def _die_after_commit(args: list[str]) -> None:
     storage: AnyStorage = (PgStorage(args[1], schema=args[2]) if args[0] == "postgresql"
-                           else Storage(args[1]))
+                           else SqliteStorage(args[1]))
     await storage.open()
     out = await GameService(storage).away(1, 11, 2)
     print(out.reply_row, flush=True)

@@ -11,9 +11,10 @@ import pytest
 
 from bot.service import GameExists, GameService, GameSettings
 from bot.settings import Settings
-from bot.storage.api import make_storage
-from bot.storage.postgres import MIGRATIONS, SCHEMA_VERSION, PgStorage, safe_url
-from bot.storage.sqlite import Storage
+from bot.storage import make_storage
+from bot.storage.api import safe_url
+from bot.storage.postgres import MIGRATIONS, SCHEMA_VERSION, PgStorage
+from bot.storage.sqlite import SqliteStorage
 from engine import Age, EndTurn, EngineError, Travel
 from tests.pg.backend import PG_URL, needs_pg, pg_connect, pg_schema
 from tests.service.conftest import Clock, current_user, started_game
@@ -23,7 +24,7 @@ HOUR = 3600.0
 
 def test_the_setting_chooses_the_backend(tmp_path: Path) -> None:
     sqlite = make_storage(Settings(KHRONOS_DATA_DIR=tmp_path, KHRONOS_DATABASE_URL=None))
-    assert isinstance(sqlite, Storage)
+    assert isinstance(sqlite, SqliteStorage)
     assert sqlite.path == tmp_path / "khronos.sqlite3"
     pg = make_storage(Settings(KHRONOS_DATABASE_URL="postgresql://bot:secret@db:5432/khronos"))
     assert isinstance(pg, PgStorage)

@@ -18,7 +18,7 @@ from bot.__main__ import run_discord, startup_failure
 from bot.discord_app import create_bot
 from bot.local import run_local
 from bot.settings import Settings
-from bot.storage.api import StorageUnavailable, open_storage
+from bot.storage import StorageUnavailable, open_storage
 from bot.storage.postgres import PgStorage
 from tests.fakediscord.fake import FakeDiscord
 from tests.fakediscord.fixtures import fake_discord  # noqa: F401

@@ -13,11 +13,11 @@ import signal
 import aiosqlite
 
 from bot.service import GameService
-from bot.storage.sqlite import Storage
+from bot.storage.sqlite import SqliteStorage
 from engine.random_player import random_action
 
 
-class KillingStorage(Storage):
+class KillingStorage(SqliteStorage):
     kill_at: int | None = None
     commits = 0
 

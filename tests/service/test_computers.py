@@ -20,7 +20,7 @@ from bot.service import (
     TimerKind,
     is_computer,
 )
-from bot.storage.sqlite import Storage
+from bot.storage.sqlite import SqliteStorage
 from engine import EndTurn, MalformedAction
 from engine.random_player import random_action
 from tests.service.conftest import Clock
@@ -29,13 +29,13 @@ CH = 700
 ANN, BOB = 7001, 7002
 
 
-def computers(storage: Storage, clock: Clock, delay: float = 0.0) -> GameService:
+def computers(storage: SqliteStorage, clock: Clock, delay: float = 0.0) -> GameService:
     seeds = itertools.count(4242)
     return GameService(storage, clock=clock, seeds=lambda: next(seeds), computer_delay=delay,
                        computer_budget=0.0)
 
 
-async def timers(storage: Storage, service: GameService) -> list[tuple[str, int | None]]:
+async def timers(storage: SqliteStorage, service: GameService) -> list[tuple[str, int | None]]:
     info = await service.info(CH)
     async with storage.read() as q:
         return [(t.kind, t.user_id) for t in await q.timers(info.game_id)]
@@ -46,7 +46,7 @@ async def fire_due(service: GameService) -> list[Outcome]:
     return [o for o in outs if o is not None]
 
 
-async def check_outbox(storage: Storage) -> None:
+async def check_outbox(storage: SqliteStorage) -> None:
     """Nothing is ever addressed to a computer (no DM, no ping)."""
     async with storage.read() as q:
         rows = await q.unsent(limit=100_000)
@@ -54,7 +54,7 @@ async def check_outbox(storage: Storage) -> None:
     assert all(r.user_id is None or r.user_id > 0 for r in rows)
 
 
-async def play_out(service: GameService, storage: Storage, chooser: random.Random,
+async def play_out(service: GameService, storage: SqliteStorage, chooser: random.Random,
                    limit: int = 3000) -> list[Outcome]:
     """Play to the end: people by random legal moves, computers by their timers; the RULES.md
     section 9 invariants are checked after every step. Returns the computers' outcomes."""
@@ -80,7 +80,7 @@ async def play_out(service: GameService, storage: Storage, chooser: random.Rando
     raise AssertionError("the game did not end")
 
 
-async def test_lobby_add_and_remove_computers(storage: Storage, clock: Clock) -> None:
+async def test_lobby_add_and_remove_computers(storage: SqliteStorage, clock: Clock) -> None:
     service = computers(storage, clock)
     await service.create_game(CH, ANN, "Ann", guild_id=1)
     with pytest.raises(LobbyError, match="at least 2 players"):
@@ -113,7 +113,7 @@ async def test_lobby_add_and_remove_computers(storage: Storage, clock: Clock) ->
         await service.start(CH, ANN)
 
 
-async def test_create_with_computers_and_a_full_table_starts(storage: Storage,
+async def test_create_with_computers_and_a_full_table_starts(storage: SqliteStorage,
                                                              clock: Clock) -> None:
     service = computers(storage, clock)
     await service.create_game(CH, ANN, "Ann", guild_id=1, settings=GameSettings(seats=3),
@@ -129,7 +129,7 @@ async def test_create_with_computers_and_a_full_table_starts(storage: Storage,
         await service.add_bot(CH, ANN)
 
 
-async def test_a_game_of_computers_only_plays_to_the_final_scores(storage: Storage,
+async def test_a_game_of_computers_only_plays_to_the_final_scores(storage: SqliteStorage,
                                                                   clock: Clock) -> None:
     service = computers(storage, clock)
     await service.create_game(CH, ANN, "Ann", guild_id=1, bots=2, bot_level="easy")
@@ -146,7 +146,7 @@ async def test_a_game_of_computers_only_plays_to_the_final_scores(storage: Stora
     assert await timers(storage, service) == []
 
 
-async def test_one_person_against_computers(storage: Storage, clock: Clock) -> None:
+async def test_one_person_against_computers(storage: SqliteStorage, clock: Clock) -> None:
     service = computers(storage, clock)
     await service.create_game(CH, ANN, "Ann", guild_id=1)
     await service.add_bot(CH, ANN, "easy")
@@ -164,7 +164,7 @@ async def test_one_person_against_computers(storage: Storage, clock: Clock) -> N
     assert any(p["text"].startswith(MARK) and p["image"] for p in posts)
 
 
-async def test_a_restart_during_a_computers_turn_loses_nothing(storage: Storage,
+async def test_a_restart_during_a_computers_turn_loses_nothing(storage: SqliteStorage,
                                                                clock: Clock) -> None:
     service = computers(storage, clock, delay=3.0)
     await service.create_game(CH, ANN, "Ann", guild_id=1, bots=1, bot_level="easy")
@@ -188,7 +188,7 @@ async def test_a_restart_during_a_computers_turn_loses_nothing(storage: Storage,
 
 
 async def test_a_computer_whose_game_moved_while_it_thought_thinks_again(
-        storage: Storage, clock: Clock) -> None:
+        storage: SqliteStorage, clock: Clock) -> None:
     service = computers(storage, clock)
     await service.create_game(CH, ANN, "Ann", guild_id=1, bots=1, bot_level="easy")
     await service.start(CH, ANN)
@@ -206,7 +206,7 @@ async def test_a_computer_whose_game_moved_while_it_thought_thinks_again(
     assert out is not None and out.public[0].text.startswith(MARK)
 
 
-async def test_a_seat_goes_to_a_computer_and_back_to_a_person(storage: Storage,
+async def test_a_seat_goes_to_a_computer_and_back_to_a_person(storage: SqliteStorage,
                                                               clock: Clock) -> None:
     service = computers(storage, clock)
     await service.create_game(CH, ANN, "Ann", guild_id=1)
@@ -240,7 +240,7 @@ async def test_a_seat_goes_to_a_computer_and_back_to_a_person(storage: Storage,
         assert (TimerKind.REMINDER, BOB) in kinds
 
 
-async def test_the_typed_commands(storage: Storage, clock: Clock) -> None:
+async def test_the_typed_commands(storage: SqliteStorage, clock: Clock) -> None:
     from bot.textcommands import Context, run_line
 
     service = computers(storage, clock)

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from bot.service import GameService
-from bot.storage.sqlite import Storage
+from bot.storage.sqlite import SqliteStorage
 
 CHILD = Path(__file__).with_name("crash_child.py")
 
@@ -24,7 +24,7 @@ def _run(path: Path, *args: str) -> subprocess.CompletedProcess[str]:
 async def _check(path: Path, version: int) -> None:
     with sqlite3.connect(path) as raw:
         assert raw.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-    async with Storage(path) as storage:
+    async with SqliteStorage(path) as storage:
         service = GameService(storage)
         info, state = await service.snapshot(1)
         assert info.version == version  # the last committed move, not the killed one
@@ -72,7 +72,7 @@ async def test_killed_at_a_random_moment(tmp_path: Path) -> None:
     proc.stdout.close()
     last = int(rest[-1]) if rest else seen[-1]
     # the database holds the last printed commit, or one more whose print was cut off
-    async with Storage(path) as storage:
+    async with SqliteStorage(path) as storage:
         info = await GameService(storage).info(1)
     assert info.version in (last, last + 1)
     await _check(path, info.version)

@@ -1,4 +1,4 @@
-"""Storage faults (issue 12, defects 6-8): the timer loop backs off when the database cannot
+"""SqliteStorage faults (issue 12, defects 6-8): the timer loop backs off when the database cannot
 be written, a deleted database file is refused loudly, and a cancelled command leaves the
 connections usable."""
 
@@ -14,7 +14,8 @@ import pytest
 
 from bot.dispatcher import TimerDispatcher
 from bot.service import GameService, Outcome
-from bot.storage.sqlite import Storage, StorageLost
+from bot.storage.api import StorageLost
+from bot.storage.sqlite import SqliteStorage
 from engine import EngineError
 
 
@@ -69,7 +70,7 @@ async def test_defect6_a_full_disk_makes_the_timer_loop_back_off_and_say_it_once
 
 async def test_defect7_a_deleted_database_file_is_refused_loudly(
         tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    storage = await Storage.in_dir(tmp_path).open()
+    storage = await SqliteStorage.in_dir(tmp_path).open()
     try:
         service = GameService(storage)
         await service.create_game(1, 11, "Ann")
@@ -86,7 +87,7 @@ async def test_defect7_a_deleted_database_file_is_refused_loudly(
 
 async def test_defect8_commands_cancelled_anywhere_leave_the_storage_usable(
         tmp_path: Path) -> None:
-    storage = await Storage.in_dir(tmp_path).open()
+    storage = await SqliteStorage.in_dir(tmp_path).open()
     try:
         service = GameService(storage)
         await service.create_game(1, 11, "Ann")

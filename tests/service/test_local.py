@@ -22,7 +22,7 @@ import render
 from bot.__main__ import main
 from bot.local import LocalError, run_local, seat_names
 from bot.service import GameInfo, GameService
-from bot.storage.sqlite import Storage
+from bot.storage.sqlite import SqliteStorage
 
 
 def play(tmp_path: Path, script: list[str], **flags: object) -> tuple[int, str]:
@@ -43,7 +43,7 @@ def play(tmp_path: Path, script: list[str], **flags: object) -> tuple[int, str]:
 
 def saved(tmp_path: Path) -> GameInfo:
     async def read() -> GameInfo:
-        async with Storage.in_dir(tmp_path / "data") as storage:
+        async with SqliteStorage.in_dir(tmp_path / "data") as storage:
             return await GameService(storage).info(1)
 
     return asyncio.run(read())
@@ -109,7 +109,7 @@ def test_board_of_one_age_writes_that_board_only(tmp_path: Path) -> None:
     assert "board-faith.png" in text
 
     async def expected() -> bytes:
-        async with Storage.in_dir(tmp_path / "data") as storage:
+        async with SqliteStorage.in_dir(tmp_path / "data") as storage:
             info, state = await GameService(storage).snapshot(1)
         names = [info.names[i] for i in range(len(info.seats))]
         return render.age_png(engine.public_view(state), engine.Age.FAITH, names, {})

@@ -12,7 +12,7 @@ import pytest
 import engine
 from bot.service import GameService
 from bot.service.outbox import CLAIM_FOR, MAX_ATTEMPTS, Deliverer, Delivery, RetryLater
-from bot.storage.sqlite import Storage
+from bot.storage.sqlite import SqliteStorage
 from tests.pg.backend import AnyStorage, another
 from tests.service.conftest import Clock, current_user, random_move, started_game
 
@@ -30,13 +30,13 @@ class Recorder:
         return "sent"
 
 
-async def unsent(storage: Storage) -> int:
+async def unsent(storage: SqliteStorage) -> int:
     async with storage.read() as q:
         return len(await q.unsent(limit=10_000))
 
 
 async def test_a_refused_command_stores_nothing_to_say(service: GameService,
-                                                       storage: Storage) -> None:
+                                                       storage: SqliteStorage) -> None:
     await started_game(service, 1, players=2, seed=1)
     before = await unsent(storage)
     user, _ = await current_user(service, 1)
@@ -47,7 +47,7 @@ async def test_a_refused_command_stores_nothing_to_say(service: GameService,
 
 
 async def test_rows_go_out_in_order_per_game_and_a_failing_game_waits_alone(
-        service: GameService, storage: Storage, clock: Clock) -> None:
+        service: GameService, storage: SqliteStorage, clock: Clock) -> None:
     a = await started_game(service, 1, players=2, seed=1)
     b = await started_game(service, 2, players=2, seed=2)
     assert a.game is not None and b.game is not None
@@ -68,7 +68,7 @@ async def test_rows_go_out_in_order_per_game_and_a_failing_game_waits_alone(
 
 
 async def test_a_row_is_given_up_after_the_attempt_limit(
-        service: GameService, storage: Storage, clock: Clock) -> None:
+        service: GameService, storage: SqliteStorage, clock: Clock) -> None:
     a = await started_game(service, 1, players=2, seed=1)
     assert a.game is not None
     transport = Recorder()
@@ -83,7 +83,7 @@ async def test_a_row_is_given_up_after_the_attempt_limit(
 
 
 async def test_late_rows_are_marked_and_replies_of_an_earlier_run_expire(
-        service: GameService, storage: Storage, clock: Clock) -> None:
+        service: GameService, storage: SqliteStorage, clock: Clock) -> None:
     await started_game(service, 1, players=2, seed=1)
     out = await service.set_muted(1, 11, True)  # a command with a private reply
     assert out.reply_row is not None
@@ -166,7 +166,7 @@ async def test_two_deliverers_on_one_database_send_every_row_once_in_order(
 
 
 async def test_flushes_of_one_game_in_one_process_take_turns_and_leave_no_lock_behind(
-        service: GameService, storage: Storage, clock: Clock) -> None:
+        service: GameService, storage: SqliteStorage, clock: Clock) -> None:
     """Within one process the claim is the same owner's, so the per-game lock is what keeps
     two flushes of a game apart: many at once still send every row once, in order. When they
     are done no lock is kept (a bot that runs for months does not keep one per game)."""

@@ -8,7 +8,7 @@ import pytest
 
 import engine
 from bot.service import GameService, GameSettings, ServiceError, UndoRefused
-from bot.storage.sqlite import Storage
+from bot.storage.sqlite import SqliteStorage
 from engine import NotYourTurn
 
 from .conftest import random_move, started_game
@@ -17,7 +17,7 @@ from .conftest import random_move, started_game
 @pytest.mark.parametrize(("players", "holdem", "seed"),
                          [(2, False, 1), (3, True, 2), (5, False, 3)])
 async def test_rebuild_from_the_log_equals_the_saved_state(
-    service: GameService, storage: Storage, players: int, holdem: bool, seed: int
+    service: GameService, storage: SqliteStorage, players: int, holdem: bool, seed: int
 ) -> None:
     channel = 500 + seed
     await started_game(service, channel, players, seed=seed,

@@ -19,7 +19,7 @@ from bot.service import (
     PermissionDenied,
     UndoRefused,
 )
-from bot.storage.sqlite import Storage
+from bot.storage.sqlite import SqliteStorage
 from engine import (
     Age,
     Choose,
@@ -101,7 +101,8 @@ async def test_last_player_leaving_closes_the_lobby(service: GameService) -> Non
 # --- moves and their results ---
 
 
-async def test_a_move_is_stored_logged_and_reported(service: GameService, storage: Storage) -> None:
+async def test_a_move_is_stored_logged_and_reported(service: GameService,
+                                                    storage: SqliteStorage) -> None:
     start = await started_game(service, 5, players=3, seed=7)
     assert start.game is not None
     user, state = await current_user(service, 5)
@@ -265,7 +266,7 @@ async def test_choose_answers_the_decision(service: GameService) -> None:
 
 
 async def test_a_damaged_row_is_contained_and_rebuilt(service: GameService,
-                                                      storage: Storage) -> None:
+                                                      storage: SqliteStorage) -> None:
     await started_game(service, 20, players=3, seed=20)
     await started_game(service, 21, players=2, seed=21)
     chooser = random.Random(5)
@@ -293,8 +294,8 @@ async def test_a_damaged_row_is_contained_and_rebuilt(service: GameService,
 # --- timers ---
 
 
-async def test_reminders_are_rows_rescheduled_in_the_move(service: GameService, storage: Storage,
-                                                          clock: Clock) -> None:
+async def test_reminders_are_rows_rescheduled_in_the_move(
+        service: GameService, storage: SqliteStorage, clock: Clock) -> None:
     out = await started_game(service, 30, players=2, seed=30,
                              settings=GameSettings(reminder_hours=24, deadline_hours=48))
     assert out.game is not None

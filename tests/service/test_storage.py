@@ -1,4 +1,4 @@
-"""Storage: migrations, WAL, and a round trip of every table on a real SQLite file (and, for
+"""SqliteStorage: migrations, WAL, and a round trip of every table on a real SQLite file (and, for
 the tests on the ``storage`` fixture, on PostgreSQL: tests/pg/backend.py)."""
 
 from __future__ import annotations
@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.storage.sqlite import DB_FILENAME, MIGRATIONS, SCHEMA_VERSION, SeatRow, Storage
+from bot.storage.api import SeatRow
+from bot.storage.sqlite import DB_FILENAME, MIGRATIONS, SCHEMA_VERSION, SqliteStorage
 from engine import StaleState
 from tests.pg.backend import INTEGRITY_ERRORS
 
@@ -16,7 +17,7 @@ from tests.pg.backend import INTEGRITY_ERRORS
 async def test_migrations_from_an_empty_file(tmp_path: Path) -> None:
     path = tmp_path / "empty.sqlite3"
     path.touch()
-    async with Storage(path) as s:
+    async with SqliteStorage(path) as s:
         assert await s.schema_version() == SCHEMA_VERSION == len(MIGRATIONS)
     with sqlite3.connect(path) as raw:
         tables = {r[0] for r in raw.execute("SELECT name FROM sqlite_master WHERE type='table'")}
@@ -26,13 +27,13 @@ async def test_migrations_from_an_empty_file(tmp_path: Path) -> None:
 
 
 async def test_rerunning_migrations_is_harmless(tmp_path: Path) -> None:
-    s = Storage.in_dir(tmp_path)
+    s = SqliteStorage.in_dir(tmp_path)
     await s.open()
     async with s.write() as tx:
         await tx.insert_game(guild_id=1, channel_id=5, creator_id=7, settings="{}", seed=3, now=1.0)
     assert await s.migrate() == SCHEMA_VERSION
     await s.close()
-    async with Storage.in_dir(tmp_path) as again:  # a restart migrates again
+    async with SqliteStorage.in_dir(tmp_path) as again:  # a restart migrates again
         assert await again.schema_version() == SCHEMA_VERSION
         async with again.read() as q:
             games = await q.games()
@@ -45,10 +46,10 @@ async def test_a_newer_database_is_refused(tmp_path: Path) -> None:
     with sqlite3.connect(path) as raw:
         raw.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     with pytest.raises(RuntimeError, match="newer"):
-        await Storage(path).open()
+        await SqliteStorage(path).open()
 
 
-async def test_round_trip_of_every_table(storage: Storage) -> None:
+async def test_round_trip_of_every_table(storage: SqliteStorage) -> None:
     async with storage.write() as tx:
         gid = await tx.insert_game(guild_id=11, channel_id=22, creator_id=33,
                                    settings='{"holdem":true}', seed=2**62 + 5, now=10.5)
@@ -97,7 +98,7 @@ async def test_round_trip_of_every_table(storage: Storage) -> None:
         assert [s.user_id for s in await q.seats(gid)] == [33]
 
 
-async def test_stale_version_and_duplicate_log_entry_are_refused(storage: Storage) -> None:
+async def test_stale_version_and_duplicate_log_entry_are_refused(storage: SqliteStorage) -> None:
     async with storage.write() as tx:
         gid = await tx.insert_game(guild_id=1, channel_id=1, creator_id=1, settings="{}",
                                    seed=1, now=0.0)
@@ -115,7 +116,7 @@ async def test_stale_version_and_duplicate_log_entry_are_refused(storage: Storag
         assert len(await q.moves(gid)) == 1  # the failed transaction left nothing behind
 
 
-async def test_one_live_game_per_channel(storage: Storage) -> None:
+async def test_one_live_game_per_channel(storage: SqliteStorage) -> None:
     async with storage.write() as tx:
         await tx.insert_game(guild_id=1, channel_id=9, creator_id=1, settings="{}", seed=1,
                              now=0.0)
@@ -126,7 +127,7 @@ async def test_one_live_game_per_channel(storage: Storage) -> None:
 
 
 async def test_round_trip_of_the_outbox_notices_previews_and_turn_timing(
-        storage: Storage) -> None:
+        storage: SqliteStorage) -> None:
     """Migration 3's tables and the methods the service's outbox uses, on both backends."""
     async with storage.write() as tx:
         gid = await tx.insert_game(guild_id=1, channel_id=31, creator_id=1, settings="{}",

@@ -13,7 +13,7 @@ import pytest
 from bot.service import HOUR, GameService, GameSettings, NotSeated, PermissionDenied
 from bot.service.outbox import delivery
 from bot.service.texts import counted
-from bot.storage.sqlite import Storage
+from bot.storage.sqlite import SqliteStorage
 from bot.textcommands import Context, execute, run_line
 from engine import MalformedAction
 from tests.pg.backend import AnyStorage, execute_raw
@@ -26,7 +26,7 @@ def ctx(channel: int, user: int, locale: str | None) -> Context:
                    locale=locale)
 
 
-async def row_body(storage: Storage, row_id: int) -> dict[str, object]:
+async def row_body(storage: SqliteStorage, row_id: int) -> dict[str, object]:
     async with storage.read() as q:
         row = await q.outbox_row(row_id)
     assert row is not None
@@ -50,7 +50,7 @@ async def test_a_refusal_speaks_the_readers_language(service: GameService, local
 
 
 async def test_a_french_reader_in_an_english_game(service: GameService,
-                                                  storage: Storage) -> None:
+                                                  storage: SqliteStorage) -> None:
     """His reply and refusals are French; what the table reads stays English, and the outbox
     rows say so for the words the transport may add."""
     await started_game(service, 12, 2, seed=3)
@@ -137,7 +137,7 @@ async def test_a_german_game_frames_its_moves_and_settings_in_german(
 
 
 async def test_an_outbox_row_keeps_the_language_of_its_commit(service: GameService,
-                                                              storage: Storage,
+                                                              storage: SqliteStorage,
                                                               clock: Clock) -> None:
     """A row written while the game was French is delivered in French after the game turns
     German: its text and the transport's words (``lang``) were fixed at commit."""
