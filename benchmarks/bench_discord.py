@@ -21,7 +21,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import engine
-from bot.discord_app import create_bot
+from bot.discord.app import create_bot
 from bot.images import Renderer
 from bot.settings import Settings
 from tests.fakediscord.fake import FakeDiscord

@@ -28,7 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--local", action="store_true",
                         help="play a game in this terminal (no Discord needed)")
     # the new-game flags default to None, so that "not given" can be told from a value: a
-    # saved game resumes only when the given flags fit it (bot.local)
+    # saved game resumes only when the given flags fit it (bot.terminal.app)
     local = parser.add_argument_group("terminal game (--local)")
     local.add_argument("--players", type=int, default=None, choices=range(2, 6), metavar="2-5",
                        help="number of seats of a new game (default 3, or one per --names)")
@@ -83,7 +83,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error(f"{', '.join(given)} {verb} for a terminal game only: add --local")
     names = args.names.split(",") if args.names is not None else None
     if args.local:
-        from .local import LocalError, seat_names
+        from .terminal.app import LocalError, seat_names
 
         try:
             seat_names(args.players, names)
@@ -104,7 +104,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if problem:
             print(problem, file=sys.stderr)
             return 2
-        from .local import run_local
+        from .terminal.app import run_local
 
         return run_local(
             data_dir=data_dir,
@@ -166,7 +166,7 @@ def run_discord(settings: Settings) -> int:
         return 2
     import logging
 
-    from .discord_app import create_bot
+    from .discord.app import create_bot
 
     where = (f"server {settings.test_guild_id} (at once)" if settings.test_guild_id
              else "every server (global sync: up to an hour the first time)")

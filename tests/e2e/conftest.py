@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 import engine
-from bot.discord_app import KhronosBot, create_bot
+from bot.discord.app import KhronosBot, create_bot
 from bot.service import GameService
 from bot.settings import Settings
 from bot.storage.sqlite import SqliteStorage

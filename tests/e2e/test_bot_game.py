@@ -14,7 +14,7 @@ import pytest
 from PIL import Image as PILImage
 
 import engine
-from bot.discord_app import KhronosBot, create_bot
+from bot.discord.app import KhronosBot, create_bot
 from bot.service import hand_text
 from bot.settings import Settings
 from engine import Age, Family
@@ -366,8 +366,8 @@ async def test_a_choice_dmed_before_a_restart_is_answered_after_it(fake_discord:
 
 
 def test_long_texts_are_split_at_line_ends_within_discords_limit() -> None:
-    from bot.discord_app import chunks
-    from bot.textcommands import help_text
+    from bot.commands import help_text
+    from bot.discord.app import chunks
 
     text = help_text()
     parts = chunks(text)
@@ -380,7 +380,7 @@ def test_long_texts_are_split_at_line_ends_within_discords_limit() -> None:
 
 async def test_help_in_discord_is_complete_and_private(fake_discord: FakeDiscord,
                                                        tmp_path: Path) -> None:
-    from bot.textcommands import help_text, rules_text
+    from bot.commands import help_text, rules_text
 
     fake = fake_discord
     guild = fake.add_guild()

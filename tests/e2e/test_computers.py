@@ -14,7 +14,7 @@ from collections.abc import Callable
 import pytest
 
 import engine
-from bot.discord_app import KhronosBot
+from bot.discord.app import KhronosBot
 from bot.service import MARK, TimerKind, is_computer
 from bot.storage.api import OutboxRow
 from bot.storage.sqlite import SqliteStorage

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bot.discord_app import KhronosBot
+from bot.discord.app import KhronosBot
 from bot.health import Heartbeat, check, heartbeat_path, is_connected, write_heartbeat
 from bot.settings import Settings
 from tests.fakediscord.fake import FakeDiscord

@@ -13,10 +13,10 @@ import pytest
 
 import engine
 from bot import i18n
+from bot.commands import COMMANDS, GROUPS
+from bot.discord.slash import english_strings
 from bot.service import GameService
-from bot.slash import english_strings
 from bot.storage.sqlite import SqliteStorage
-from bot.textcommands import COMMANDS, GROUPS
 from engine import Family
 from tests.e2e.conftest import Scene
 from tests.e2e.test_slash import first_player_has, make_bot, run, synced
@@ -85,7 +85,7 @@ def test_every_key_the_code_uses_is_in_the_english_catalogue() -> None:
 def test_a_translated_sentence_names_the_commands_as_its_reader_sees_them() -> None:
     """A French or German sentence tells of /rejoindre or /spiel fortsetzen, the names that
     reader's Discord shows, never of the English /join or /game resume."""
-    from bot.textcommands import COMMANDS
+    from bot.commands import COMMANDS
 
     english = {s.name for s in COMMANDS.values()} | set(GROUPS)
     for lang in TRANSLATED:
@@ -220,7 +220,7 @@ async def test_help_follows_the_players_discord_language(fake_discord: FakeDisco
                                                          tmp_path: Path) -> None:
     """/help lists the commands as a French or German Discord shows them; English stays the
     default for every other locale."""
-    from bot.textcommands import help_text
+    from bot.commands import help_text
 
     fake = fake_discord
     guild = fake.add_guild()

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import engine
-from bot.discord_app import KhronosBot, create_bot
+from bot.discord.app import KhronosBot, create_bot
 from bot.service import HOUR, GameService
 from bot.settings import Settings
 from bot.storage.sqlite import SqliteStorage

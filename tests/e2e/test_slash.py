@@ -10,17 +10,17 @@ from typing import Any
 import pytest
 
 import engine
-from bot.discord_app import KhronosBot, create_bot
+from bot.commands import COMMANDS, GROUPS, CommandSpec
+from bot.discord.app import KhronosBot, create_bot
 from bot.service import GameService
 from bot.settings import Settings
 from bot.storage.sqlite import SqliteStorage
-from bot.textcommands import COMMANDS, GROUPS, CommandSpec
 from engine import Age, BuildingType, Family
 from tests.e2e.conftest import Scene, SeededBot, set_position
 from tests.fakediscord.fake import FakeDiscord
 from tests.fakediscord.models import CommandNotAvailable, FakeChannel, FakeGuild, FakeUser
 
-# Discord's option type numbers, written out here rather than taken from bot/slash.py
+# Discord's option type numbers, written out here rather than taken from bot/discord/slash.py
 TYPE_OF_KIND = {"building": 3, "square": 3, "age": 3, "cards": 3, "topic": 3, "int": 4,
                 "number": 10, "hours": 10, "flag": 5, "user": 6, "level": 3, "seat": 3,
                 "language": 3}

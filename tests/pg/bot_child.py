@@ -21,7 +21,7 @@ import discord.gateway
 import discord.http
 import yarl
 
-from bot.discord_app import create_bot
+from bot.discord.app import create_bot
 from bot.service import GameService
 from bot.settings import Settings
 from bot.storage.postgres import PgStorage, PgTx

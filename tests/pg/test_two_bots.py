@@ -12,7 +12,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from bot.discord_app import KhronosBot, create_bot
+from bot.discord.app import KhronosBot, create_bot
 from bot.service import GameService
 from bot.settings import Settings
 from bot.storage.postgres import PgStorage

@@ -241,7 +241,7 @@ async def test_a_seat_goes_to_a_computer_and_back_to_a_person(storage: SqliteSto
 
 
 async def test_the_typed_commands(storage: SqliteStorage, clock: Clock) -> None:
-    from bot.textcommands import Context, run_line
+    from bot.commands import Context, run_line
 
     service = computers(storage, clock)
     ann, bob = Context(CH, ANN, "Ann"), Context(CH, BOB, "Bob")

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 import engine
+from bot.commands import Context, parse_line, run_line
 from bot.service import DamagedGame, GameService, GameSettings, NotSeated, PermissionDenied
-from bot.textcommands import Context, parse_line, run_line
 from engine import MalformedAction
 from tests.pg.backend import AnyStorage, execute_raw
 from tests.service.conftest import current_user, started_game

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from bot.commands import Context, execute
 from bot.service import GameService, GameSettings
-from bot.textcommands import Context, execute
 from engine import NotYourTurn
 
 from .conftest import current_user, started_game

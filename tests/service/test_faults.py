@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from bot.dispatcher import TimerDispatcher
 from bot.service import GameService, Outcome
+from bot.service.dispatcher import TimerDispatcher
 from bot.storage.api import StorageLost
 from bot.storage.sqlite import SqliteStorage
 from engine import EngineError

@@ -20,9 +20,9 @@ import pytest
 import engine
 import render
 from bot.__main__ import main
-from bot.local import LocalError, run_local, seat_names
 from bot.service import GameInfo, GameService
 from bot.storage.sqlite import SqliteStorage
+from bot.terminal.app import LocalError, run_local, seat_names
 
 
 def play(tmp_path: Path, script: list[str], **flags: object) -> tuple[int, str]:

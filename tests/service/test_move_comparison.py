@@ -7,8 +7,8 @@ import random
 import pytest
 
 import engine
+from bot.commands import Context, run_line
 from bot.service import GameService, NotStarted, ServiceError
-from bot.textcommands import Context, run_line
 
 from .conftest import current_user, random_move, started_game
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.service import GameService
-from bot.textcommands import (
+from bot.commands import (
     COMMANDS,
     Context,
     format_line,
@@ -14,6 +13,7 @@ from bot.textcommands import (
     run_line,
     to_action,
 )
+from bot.service import GameService
 from engine import (
     Age,
     BuildingType,

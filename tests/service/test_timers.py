@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import engine
-from bot.dispatcher import TimerDispatcher
+from bot.commands import Context, run_line
 from bot.service import (
     HOUR,
     GamePaused,
@@ -21,9 +21,9 @@ from bot.service import (
     Outcome,
     PermissionDenied,
 )
+from bot.service.dispatcher import TimerDispatcher
 from bot.storage.api import TimerRow
 from bot.storage.sqlite import SqliteStorage
-from bot.textcommands import Context, run_line
 from engine import Age, BuildingType, Choose, Construct, EndTurn, Travel
 from engine.builder import position
 from tests.service.conftest import Clock, current_user, started_game

@@ -10,11 +10,11 @@ import random
 
 import pytest
 
+from bot.commands import Context, execute, run_line
 from bot.service import HOUR, GameService, GameSettings, NotSeated, PermissionDenied
 from bot.service.outbox import delivery
 from bot.service.texts import counted
 from bot.storage.sqlite import SqliteStorage
-from bot.textcommands import Context, execute, run_line
 from engine import MalformedAction
 from tests.pg.backend import AnyStorage, execute_raw
 

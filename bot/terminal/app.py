@@ -31,11 +31,11 @@ import engine
 from engine import EngineError, MalformedAction
 from engine.random_player import random_action
 
-from .images import render_image
-from .service import GameInfo, GameService, GameSettings, Image, Outcome
-from .service.lobby import check_level
-from .storage import Storage, StorageUnavailable, open_checked, storage_for
-from .textcommands import COMMANDS, Context, run_line
+from ..commands import COMMANDS, Context, run_line
+from ..images import render_image
+from ..service import GameInfo, GameService, GameSettings, Image, Outcome
+from ..service.lobby import check_level
+from ..storage import Storage, StorageUnavailable, open_checked, storage_for
 
 LOCAL_CHANNEL = 1  # the pretend channel of terminal games
 LOCAL_GUILD = 1

@@ -25,7 +25,7 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 
-from .service import GameService, Outcome
+from . import GameService, Outcome
 from .wake import sleep_or_wake
 
 log = logging.getLogger("khronos.timers")

@@ -15,7 +15,7 @@ Parameters are given in order; optional ones may be skipped, and any may be name
 The commands that Discord shows in a group (``/game pause``) may be typed with or without
 the group's word.
 
-The table also says what Discord needs to declare each command (``bot/slash.py`` builds the
+The table also says what Discord needs to declare each command (``bot/discord/slash.py`` builds the
 slash commands from it alone): each parameter's kind (the option type), range, choices,
 description and whether it is required; ``form``, the order in which Discord asks the options
 (the order a player fills them: the age before the square that depends on it), when it differs

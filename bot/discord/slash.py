@@ -24,9 +24,8 @@ from discord.app_commands import locale_str
 import engine
 from engine import Age, BuildingType, EngineError
 
-from . import i18n
-from .service import LANGUAGE_NAMES
-from .textcommands import (
+from .. import i18n
+from ..commands import (
     COMMANDS,
     GROUPS,
     CommandSpec,
@@ -37,9 +36,10 @@ from .textcommands import (
     execute,
     format_line,
 )
+from ..service import LANGUAGE_NAMES
 
 if TYPE_CHECKING:
-    from .discord_app import KhronosBot
+    from .app import KhronosBot
 
 OPTION_TYPES: dict[ParamKind, AppCommandOptionType] = {
     "building": AppCommandOptionType.string,

@@ -30,11 +30,15 @@ from discord.ext import commands
 from ai.pool import ThinkPool
 from engine import EngineError
 
-from . import i18n
-from .dispatcher import TimerDispatcher
-from .health import Heartbeat, heartbeat_path
-from .images import Renderer
-from .service import (
+from .. import i18n
+from ..commands import (
+    Context,
+    parse_line,
+    to_action,
+)
+from ..health import Heartbeat, heartbeat_path
+from ..images import Renderer
+from ..service import (
     DamagedGame,
     DecisionInfo,
     GameService,
@@ -43,15 +47,11 @@ from .service import (
     events_text,
     when,
 )
-from .service.outbox import Deliverer, Delivery, RetryLater, Undeliverable, reply_delivery
-from .settings import Settings
+from ..service.dispatcher import TimerDispatcher
+from ..service.outbox import Deliverer, Delivery, RetryLater, Undeliverable, reply_delivery
+from ..settings import Settings
+from ..storage import Storage, open_storage
 from .slash import CatalogueTranslator, register_commands
-from .storage import Storage, open_storage
-from .textcommands import (
-    Context,
-    parse_line,
-    to_action,
-)
 
 log = logging.getLogger("khronos.discord")
 
