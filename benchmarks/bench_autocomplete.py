@@ -1,6 +1,6 @@
 """Autocomplete, the query Discord sends while a player types (3 s budget).
 
-Prints the median and worst time of ``bot.discord.slash.square_suggestions`` over the states of a
+Prints the median and worst time of ``bot.suggestions.square_suggestions`` over the states of a
 played game, for /build and /upgrade with no option filled yet (both ages, every building),
 with the age only, and with the age and the building; and of ``cards_suggestions`` for
 /build's pay (from the engine's legal actions) and /exchange.
@@ -17,7 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import engine
-from bot.discord.slash import cards_suggestions, square_suggestions
+from bot.suggestions import cards_suggestions, square_suggestions
 
 
 def states(n: int = 60) -> list[engine.GameState]:

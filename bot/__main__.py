@@ -8,14 +8,9 @@ something to fix in the settings, 1 for a network failure worth retrying.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from .settings import Settings
 
 LOCAL_FLAGS = ("players", "names", "holdem", "seed", "new", "random", "images", "bots", "level")
 
@@ -58,21 +53,6 @@ def _count(text: str) -> int:
     return int(text)
 
 
-def data_dir_problem(path: Path) -> str | None:
-    """None if the data folder exists (or can be made) and this user can write in it; else
-    the sentence that says what to do."""
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-        probe = path / f".write-test-{os.getpid()}"
-        probe.write_bytes(b"")
-        probe.unlink()
-    except OSError as exc:
-        who = f"user id {os.getuid()}" if hasattr(os, "getuid") else "this user"
-        return (f"Cannot write in the data folder {path} ({exc.strerror or exc}): make it "
-                f"writable by {who}, or set KHRONOS_DATA_DIR (or --data-dir) to another folder.")
-    return None
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -90,7 +70,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except LocalError as exc:
             parser.error(str(exc))
 
-    from .settings import SettingsError, load_settings
+    from .settings import SettingsError, data_dir_problem, load_settings
 
     try:
         settings = load_settings()
@@ -122,80 +102,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     if args.data_dir is not None:
         settings = settings.model_copy(update={"data_dir": data_dir})
+    from .discord.start import run_discord
+
     return run_discord(settings)
-
-
-def startup_failure(exc: BaseException) -> tuple[int, str] | None:
-    """The exit status and the one sentence for an exception that ends the bot's start, or
-    None for an exception that is a bug (it keeps its traceback)."""
-    import aiohttp
-    import discord
-
-    from .storage import StorageUnavailable
-
-    if isinstance(exc, StorageUnavailable):  # KHRONOS_DATABASE_URL: no server, or refused
-        return exc.status, str(exc)
-    if isinstance(exc, discord.LoginFailure):
-        return 2, ("Discord refused the token in DISCORD_TOKEN; copy it again from the developer "
-                   "portal (your application > Bot > Reset Token).")
-    if isinstance(exc, discord.PrivilegedIntentsRequired):
-        return 2, "Discord refused the bot's intents; this bot needs no privileged intent."
-    if isinstance(exc, discord.DiscordServerError):
-        return 1, (f"Discord answered with a server error ({exc.status}); start the bot again "
-                   "in a few minutes.")
-    if isinstance(exc, aiohttp.ClientConnectionError | ConnectionError | TimeoutError
-                  | discord.GatewayNotFound):
-        reason = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
-        return 1, (f"Cannot reach Discord ({reason}): check this machine's network connection, "
-                   "then start the bot again.")
-    return None
-
-
-def run_discord(settings: Settings) -> int:
-    """Run the Discord bot until it is stopped. Whatever stops its start is one sentence."""
-    if not settings.discord_token:
-        print(
-            "No Discord token: set DISCORD_TOKEN in .env or the environment (see .env.example), "
-            "or run `python -m bot --local` to play in the terminal.",
-            file=sys.stderr,
-        )
-        return 2
-    problem = data_dir_problem(settings.data_dir)
-    if problem:
-        print(problem, file=sys.stderr)
-        return 2
-    import logging
-
-    from .discord.app import create_bot
-
-    where = (f"server {settings.test_guild_id} (at once)" if settings.test_guild_id
-             else "every server (global sync: up to an hour the first time)")
-    games = str(settings.data_dir.resolve())
-    if settings.database_url:
-        from .storage.api import safe_url
-
-        games = safe_url(settings.database_url)
-    shards = settings.shard_options()
-    mine = (f"; shards {','.join(map(str, shards['shard_ids']))} of {shards['shard_count']}"
-            if shards else "")
-    workers = settings.ai_workers
-    thinking = (f"; computers think in {workers} worker process{'es' if workers > 1 else ''}"
-                if workers else "; computers think in a thread")
-    print(f"Khronos bot: games in {games}; slash commands go to {where}{mine}{thinking}.",
-          flush=True)
-    level = getattr(logging, settings.log_level.upper(), logging.INFO)
-    # docker stop: finish deliveries, close; KHRONOS_SHARD_COUNT/IDS: this process's shards
-    bot = create_bot(settings, handle_sigterm=True, **settings.shard_options())
-    try:
-        bot.run(settings.discord_token, log_level=level, root_logger=True)
-    except Exception as exc:
-        failure = startup_failure(exc)
-        if failure is None:
-            raise
-        code, sentence = failure
-        print(sentence, file=sys.stderr)
-        return code
-    return 0
 
 
 if __name__ == "__main__":

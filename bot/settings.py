@@ -9,6 +9,7 @@ used is refused by :func:`load_settings` with :class:`SettingsError`, one senten
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -151,3 +152,18 @@ def load_settings() -> Settings:
             expected = _EXPECTED.get(name, error["msg"])
             sentences.append(f"{name} must be {expected}{shown}.")
         raise SettingsError(" ".join(sentences)) from None
+
+
+def data_dir_problem(path: Path) -> str | None:
+    """None if the data folder exists (or can be made) and this user can write in it; else
+    the sentence that says what to do."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / f".write-test-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        who = f"user id {os.getuid()}" if hasattr(os, "getuid") else "this user"
+        return (f"Cannot write in the data folder {path} ({exc.strerror or exc}): make it "
+                f"writable by {who}, or set KHRONOS_DATA_DIR (or --data-dir) to another folder.")
+    return None

@@ -1,10 +1,10 @@
-"""The slash commands, built from the command table of ``textcommands`` alone.
+"""The slash commands, built from the command table of ``bot/commands.py`` alone.
 
 Each ``CommandSpec`` becomes one slash command (or a subcommand of its group, ``/game pause``):
 its options in the table's ``form`` order, each declared by a ``ParamTransformer`` that gives
 Discord the option's type, range, choices and autocomplete, and turns the submitted value into
 the table's argument (a ``BuildingType``, an ``Age``, cards, a square...). The callback passes
-those arguments straight to ``textcommands.execute`` through ``KhronosBot.run_interaction``, the
+those arguments straight to ``commands.execute`` through ``Host.run_interaction``, the
 one path of every interaction. Names, descriptions and choices carry their catalogue key, and
 ``CatalogueTranslator`` gives Discord their French and German (``bot/i18n.py``).
 """
@@ -15,7 +15,7 @@ import asyncio
 import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import discord
 from discord import AppCommandOptionType, app_commands
@@ -37,9 +37,8 @@ from ..commands import (
     format_line,
 )
 from ..service import LANGUAGE_NAMES
-
-if TYPE_CHECKING:
-    from .app import KhronosBot
+from ..suggestions import cards_suggestions, square_suggestions
+from .host import Host
 
 OPTION_TYPES: dict[ParamKind, AppCommandOptionType] = {
     "building": AppCommandOptionType.string,
@@ -57,7 +56,6 @@ OPTION_TYPES: dict[ParamKind, AppCommandOptionType] = {
     "seat": AppCommandOptionType.string,
 }
 PREVIEWED = ("build", "upgrade")  # shown with Confirm and Cancel when they ripple (R23-R37)
-BOARD_AGES = (Age.MIGHT, Age.FAITH)  # R40
 
 
 # --- catalogue keys of what Discord shows -----------------------------------------------------
@@ -105,11 +103,6 @@ def english_strings() -> dict[str, str]:
             for value in Param(p.name, p.kind, p.description).choices:
                 out[choice_key(p, value)] = choice_label(p, value)
     return out
-
-
-def localized(key: str, english: str, locale: str | None) -> str:
-    """A command string in the user's language (the table's English when it has none)."""
-    return i18n.lookup(key, locale) or english
 
 
 class CatalogueTranslator(app_commands.Translator):
@@ -192,7 +185,7 @@ class SuggestingTransformer(ParamTransformer):
     """An option with autocomplete: ``suggest`` gives (value, label) pairs for the player's
     seat and the options filled so far (``square_suggestions``, ``cards_suggestions``)."""
 
-    def __init__(self, bot: KhronosBot, spec: CommandSpec, param: Param,
+    def __init__(self, bot: Host, spec: CommandSpec, param: Param,
                  suggest: Suggest) -> None:
         super().__init__(spec, param)
         self.bot, self.suggest = bot, suggest
@@ -217,142 +210,6 @@ class SuggestingTransformer(ParamTransformer):
 # --- suggestions -------------------------------------------------------------------------------
 
 
-def _cost(family: engine.Family, base: int, extra: int, locale: str | None) -> str:
-    fam = i18n.text(f"families.{family.value}", locale)
-    text = i18n.text("suggest.cards", locale, family=fam, count=base)
-    if extra:
-        text += i18n.text("suggest.extra", locale, count=extra)
-    return text
-
-
-def _age_of(text: str | None, allowed: Sequence[Age]) -> list[Age]:
-    """The ages an age option stands for: the one filled in, else every one it allows."""
-    for age in allowed:
-        if text and text.lower() == age.label.lower():
-            return [age]
-    return list(allowed)
-
-
-def _building_of(text: str | None) -> BuildingType | None:
-    try:
-        return BuildingType(text) if text else None
-    except ValueError:
-        return None
-
-
-def square_suggestions(state: engine.GameState, seat: int, command: str, param: str,
-                       filled: Mapping[str, str], locale: str | None = None
-                       ) -> list[tuple[str, str]]:
-    """(square, label) pairs the player may submit for ``command``'s ``param``, given the
-    options already ``filled`` (raw values by name). An option another depends on that is
-    still empty stands for everything it allows: no age yet gives the squares of both ages,
-    each labelled with its age, interleaved so that both show among Discord's 25."""
-    per_age: dict[Age, list[tuple[str, str]]] = {}
-
-    def add(age: Age, square: str, what: str) -> None:
-        name = localized(f"choices.age.{age.label.lower()}", age.label, locale)
-        label = i18n.text("suggest.label", locale, square=square, age=name, what=what)
-        pairs = per_age.setdefault(age, [])
-        if (square, label) not in pairs:
-            pairs.append((square, label))
-
-    def btype_name(btype: BuildingType) -> str:
-        return localized(f"choices.building.{btype.value}", btype.label, locale)
-
-    if command == "build":
-        wanted = _building_of(filled.get("building"))
-        for age in _age_of(filled.get("age"), BOARD_AGES):
-            for btype in [wanted] if wanted else list(BuildingType):
-                family = engine.BUILDINGS[btype].family
-                for o in engine.construct_options(state, seat, age, btype):
-                    add(age, o.square, f"{btype_name(btype)}, "
-                                       f"{_cost(family, o.cards - o.extra, o.extra, locale)}")
-    elif command == "upgrade":
-        to = _building_of(filled.get("to"))
-        square = (filled.get("square") or "").strip().upper()
-        for age in _age_of(filled.get("age"), BOARD_AGES):
-            for sq, target, o in engine.upgrade_options(state, seat, age):
-                if to is not None and target is not to:
-                    continue
-                family = engine.BUILDINGS[target].family
-                cost = _cost(family, o.cards - o.extra, o.extra, locale)
-                if param == "square":
-                    add(age, sq, f"→ {btype_name(target)}, {cost}")
-                elif not square or sq == square:
-                    add(age, o.square, f"{sq} → {btype_name(target)}, {cost}")
-    elif command in ("demolish", "populate", "renovate"):
-        allowed = BOARD_AGES if command == "demolish" else (Age.REASON,)
-        ages = _age_of(filled.get("age"), allowed)
-        for act in engine.legal_actions(state, seat):
-            if isinstance(act, engine.Demolish | engine.Populate | engine.Renovate) and (
-                    act.kind == command):
-                age = act.age if isinstance(act, engine.Demolish) else Age.REASON
-                if age in ages:
-                    add(age, act.square, i18n.text(f"suggest.{command}", locale))
-    lists = [per_age[a] for a in Age if a in per_age]
-    out: list[tuple[str, str]] = []
-    for i in range(max((len(x) for x in lists), default=0)):
-        out.extend(x[i] for x in lists if i < len(x))
-    return out
-
-
-_LETTER = {engine.Family.MILITARY: "m", engine.Family.RELIGIOUS: "r", engine.Family.CIVIL: "c"}
-
-
-def _same(filled: Mapping[str, str], name: str, value: str) -> bool:
-    """True when option ``name`` is empty or says ``value`` (case and spaces aside)."""
-    given = filled.get(name, "").strip().lower()
-    return not given or given == value.lower()
-
-
-def _hand_subsets(hand: Sequence[engine.Family]) -> list[tuple[engine.Family, ...]]:
-    """Every distinct set of cards from ``hand``, smallest first."""
-    out: list[tuple[engine.Family, ...]] = [()]
-    for fam in _LETTER:
-        out = [prev + (fam,) * k for prev in out for k in range(hand.count(fam) + 1)]
-    return sorted((o for o in out if o), key=len)
-
-
-def cards_suggestions(state: engine.GameState, seat: int, command: str, param: str,
-                      filled: Mapping[str, str], locale: str | None = None
-                      ) -> list[tuple[str, str]]:
-    """(letters, label) pairs for a cards option: the surcharges of the legal builds and
-    upgrades matching the options filled so far (R18), the exchanges (R9) and Hold'em swaps
-    (R10) the engine allows, or the cards of the hand one may discard at the end (R12)."""
-    sets: list[tuple[engine.Family, ...]] = []
-    if command == "end":
-        sets = _hand_subsets(state.players[seat].hand) if seat == state.turn else []
-    else:
-        for act in engine.legal_actions(state, seat):
-            match act:
-                case engine.Construct() if command == "build" and (
-                        _same(filled, "age", act.age.label) and
-                        _same(filled, "building", act.building.value) and
-                        _same(filled, "square", act.square)):
-                    sets.append(act.surcharge or ())
-                case engine.Upgrade() if command == "upgrade" and (
-                        _same(filled, "age", act.age.label) and
-                        _same(filled, "square", act.square) and
-                        _same(filled, "to", act.to.value) and
-                        _same(filled, "at", act.at or "")):
-                    sets.append(act.surcharge or ())
-                case engine.Exchange() if command == "exchange":
-                    sets.append(act.discard)
-                case engine.HoldemSwap() if command == "holdem":
-                    take = "".join(_LETTER[f] for f in act.take)
-                    if param == "take":
-                        sets.append(act.take)
-                    elif _same(filled, "take", take):
-                        sets.append(act.give)
-    out: list[tuple[str, str]] = []
-    for cards in dict.fromkeys(s for s in sets if s):
-        letters = "".join(_LETTER[f] for f in cards)
-        names = ", ".join(i18n.text(f"families.{f.value}", locale) for f in cards)
-        pair = (letters, i18n.text("suggest.cards_label", locale, letters=letters, cards=names))
-        out.append(pair)
-    return out
-
-
 def suggestions(
     choices: Sequence[tuple[str, str]], current: str
 ) -> list[app_commands.Choice[str]]:
@@ -366,7 +223,7 @@ def suggestions(
 # --- the commands ------------------------------------------------------------------------------
 
 
-def transformer(bot: KhronosBot, spec: CommandSpec, param: Param) -> ParamTransformer:
+def transformer(bot: Host, spec: CommandSpec, param: Param) -> ParamTransformer:
     if param.kind == "square":
         return SuggestingTransformer(bot, spec, param, square_suggestions)
     if param.kind == "cards":
@@ -374,7 +231,7 @@ def transformer(bot: KhronosBot, spec: CommandSpec, param: Param) -> ParamTransf
     return ParamTransformer(spec, param)
 
 
-def slash_command(bot: KhronosBot, spec: CommandSpec,
+def slash_command(bot: Host, spec: CommandSpec,
                   parent: app_commands.Group | None = None) -> app_commands.Command[Any, Any, Any]:
     """The slash command of one table entry; its callback runs the table's ``execute``."""
 
@@ -413,7 +270,7 @@ def slash_command(bot: KhronosBot, spec: CommandSpec,
     return command
 
 
-def register_commands(bot: KhronosBot) -> None:
+def register_commands(bot: Host) -> None:
     """Every command of the table on ``bot.tree``: top-level ones, and groups (guild only)."""
     groups: dict[str, app_commands.Group] = {}
     for name, description in GROUPS.items():

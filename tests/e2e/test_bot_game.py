@@ -302,7 +302,7 @@ async def test_wrong_token_is_one_sentence(fake_discord: FakeDiscord, tmp_path: 
     import asyncio
     import logging
 
-    from bot.__main__ import run_discord
+    from bot.discord.start import run_discord
 
     settings = Settings(DISCORD_TOKEN="not-the-token", KHRONOS_DATA_DIR=tmp_path)
     handlers, level = logging.root.handlers[:], logging.root.level
@@ -367,7 +367,7 @@ async def test_a_choice_dmed_before_a_restart_is_answered_after_it(fake_discord:
 
 def test_long_texts_are_split_at_line_ends_within_discords_limit() -> None:
     from bot.commands import help_text
-    from bot.discord.app import chunks
+    from bot.discord.messages import chunks
 
     text = help_text()
     parts = chunks(text)

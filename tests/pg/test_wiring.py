@@ -14,8 +14,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
-from bot.__main__ import run_discord, startup_failure
 from bot.discord.app import create_bot
+from bot.discord.start import run_discord, startup_failure
 from bot.settings import Settings
 from bot.storage import StorageUnavailable, open_storage
 from bot.storage.postgres import PgStorage
@@ -73,7 +73,7 @@ def test_python_m_bot_gives_the_bot_its_shards_and_says_why_the_database_stops_i
         made.update(options)
         return Bot()
 
-    monkeypatch.setattr("bot.discord.app.create_bot", fake_create_bot)
+    monkeypatch.setattr("bot.discord.start.create_bot", fake_create_bot)
     settings = Settings(DISCORD_TOKEN="t", KHRONOS_DATA_DIR=tmp_path,
                         KHRONOS_DATABASE_URL="postgresql://bot:pw@db:5432/khronos",
                         KHRONOS_SHARD_COUNT=2, KHRONOS_SHARD_IDS="1")

@@ -1,0 +1,139 @@
+"""Delivery of the outbox to Discord: what the service committed (posts, pings, DMs) sent in
+order, with a fallback for each permanent refusal."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import aiohttp
+import discord
+
+from .. import i18n
+from ..service import when
+from ..service.outbox import Delivery, RetryLater, Undeliverable
+from .buttons import HandButton, decision_view
+from .host import Host
+from .messages import NO_PINGS, chunks, only, to_file
+
+
+async def channel_of(bot: Host, channel_id: int) -> discord.abc.Messageable:
+    """The channel (or thread) a game lives in; ``Undeliverable`` if it cannot take messages."""
+    channel = bot.get_channel(channel_id) or await bot.fetch_channel(channel_id)
+    if not isinstance(channel, discord.abc.Messageable):
+        raise Undeliverable(f"channel {channel_id} cannot receive messages")
+    return channel
+
+
+class DiscordTransport:
+    """Sends outbox rows to Discord, with the fallbacks of a permanent refusal:
+
+    - a post whose image may not be attached (403 / 50013, no Attach Files): the text with the
+      image's alt text, and the channel is told once per game which permission is missing;
+    - a DM to closed DMs (403 / 50007): the channel is told once per game and player (stored),
+      with a "Show my hand" button; a choice goes to the channel, mentioning only the chooser;
+      a reminder or warning posts its ``fallback`` sentence, mentioning only him;
+    - a server error, a rate limit or a network failure: ``RetryLater`` (the deliverer backs
+      off); anything else refused: ``Undeliverable``.
+    Every message carries explicit allowed mentions and the row's nonce (``enforce_nonce``)."""
+
+    def __init__(self, bot: Host) -> None:
+        self.bot = bot
+
+    async def send(self, item: Delivery) -> str:
+        try:
+            if item.kind == "post":
+                return await self._post(item)
+            if item.kind == "ping":
+                assert item.user_id is not None
+                channel = await self._channel(item.channel_id)
+                await channel.send(f"<@{item.user_id}> {item.text}"[:2000],
+                                   allowed_mentions=only(item.user_id), nonce=item.nonce)
+                return "sent"
+            if item.kind == "direct":
+                return await self._direct(item)
+        except (discord.DiscordServerError, discord.RateLimited, aiohttp.ClientError,
+                TimeoutError, ConnectionError) as exc:
+            raise RetryLater(f"{type(exc).__name__}: {exc}") from exc
+        except discord.HTTPException as exc:
+            if exc.status == 429 or exc.status >= 500:
+                raise RetryLater(f"HTTP {exc.status}") from exc
+            raise Undeliverable(f"HTTP {exc.status} code {exc.code}: {exc.text}") from exc
+        raise Undeliverable(f"unknown row kind {item.kind!r}")
+
+    async def _channel(self, channel_id: int) -> discord.abc.Messageable:
+        return await channel_of(self.bot, channel_id)
+
+    async def _once(self, game_id: int, user_id: int, kind: str) -> bool:
+        async with self.bot.service.storage.write() as tx:
+            return await tx.notice_once(game_id, user_id, kind, self.bot.service.clock())
+
+    async def _post(self, item: Delivery) -> str:
+        channel = await self._channel(item.channel_id)
+        text = item.text
+        if item.late:
+            text = i18n.text("app.delayed", item.lang, when=when(item.created_at)) + "\n" + text
+        parts = chunks(text)
+        for i, part in enumerate(parts[:-1]):
+            await channel.send(part, allowed_mentions=NO_PINGS, nonce=f"{item.nonce}p{i}")
+        if item.image is None:
+            await channel.send(parts[-1], allowed_mentions=NO_PINGS, nonce=item.nonce)
+            return "sent"
+        file = await to_file(item.image, self.bot.renderer)
+        try:
+            await channel.send(parts[-1], file=file, allowed_mentions=NO_PINGS, nonce=item.nonce)
+            return "sent"
+        except discord.Forbidden as exc:
+            if exc.code != 50013:
+                raise
+        # no Attach Files here: the same words, and the picture described
+        described = parts[-1] + "\n" + i18n.text(
+            "app.image", item.lang,
+            alt=file.description or i18n.text("app.image_boards", item.lang))
+        for i, part in enumerate(chunks(described)):
+            await channel.send(part, allowed_mentions=NO_PINGS, nonce=f"{item.nonce}t{i}")
+        if await self._once(item.game_id, 0, "missing_attach_files"):
+            await channel.send(i18n.text("app.no_attach", item.lang), allowed_mentions=NO_PINGS)
+        return "text-only"
+
+    async def _direct(self, item: Delivery) -> str:
+        assert item.user_id is not None
+        user = self.bot.get_user(item.user_id) or await self.bot.fetch_user(item.user_id)
+        kwargs: dict[str, Any] = {"allowed_mentions": NO_PINGS, "nonce": item.nonce}
+        if item.image is not None:
+            kwargs["file"] = await to_file(item.image, self.bot.renderer)
+        if item.decision is not None:
+            kwargs["view"] = decision_view(item.decision)
+        text = item.text
+        if str(item.channel_id) not in text:
+            text = text + "\n" + i18n.text("app.game_in", item.lang,
+                                            channel=f"<#{item.channel_id}>")
+        try:
+            await user.send(text[:2000], **kwargs)
+            return "sent"
+        except discord.Forbidden as exc:
+            if exc.code not in (50007, 50278):  # cannot send messages to this user
+                raise
+        return await self._dm_closed(item)
+
+    async def _dm_closed(self, item: Delivery) -> str:
+        assert item.user_id is not None
+        channel = await self._channel(item.channel_id)
+        uid = item.user_id
+        if item.direct_kind in ("reminder", "deadline_warning"):
+            # the service sets ``fallback`` on the turn's first reminder only: once a turn
+            if item.fallback is not None:
+                await channel.send(f"<@{uid}> {item.fallback}"[:2000],
+                                   allowed_mentions=only(uid), nonce=f"{item.nonce}f")
+            return "dm-closed"
+        if item.decision is not None:
+            # the game waits for him: the choice goes to the channel, usable by him alone
+            await channel.send(f"<@{uid}> {item.decision.prompt}"[:2000],
+                               view=decision_view(item.decision), allowed_mentions=only(uid),
+                               nonce=f"{item.nonce}f")
+        if await self._once(item.game_id, uid, "dm_closed"):
+            view = discord.ui.View(timeout=None)
+            view.add_item(HandButton(item.channel_id, item.lang))
+            name = item.name or i18n.text("app.a_player", item.lang)
+            await channel.send(i18n.text("app.dm_closed", item.lang, name=name),
+                               view=view, allowed_mentions=NO_PINGS)
+        return "dm-closed"
