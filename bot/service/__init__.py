@@ -11,18 +11,35 @@ Refusals are ``EngineError`` subclasses with a sentence for the user (style 5): 
 own (``IllegalAction``, ``NotYourTurn``, ``GameOver``, ``StaleState`` …) with seat tokens turned
 into names, and the service's (``core.py``).
 
-The parts: ``core`` (errors, settings, results, loading helpers, timer scheduling), ``texts``
-(sentences), ``moves`` (moves, undo, the one replay), ``lobby``, ``reading`` (status, hand,
-history), ``timers`` (firing reminders and deadlines), ``lifecycle`` (rebuild, settings, pause,
-absence, replacement, removal), ``outbox`` (the rows and their deliverer).
+The parts: ``model`` (statuses, kinds, a game's settings, limits), ``errors`` (refusals),
+``results`` (``GameInfo``, ``Outcome`` and what it carries), ``core`` (loading a game and a
+seat, permissions, the turn's notices), ``schedule`` (the timers of whoever must act),
+``texts`` (sentences), ``moves`` (moves, undo, the one replay), ``lobby``, ``reading`` (status,
+hand, history, /mygames), ``timers`` (firing reminders and deadlines), ``admin`` (rebuild,
+settings, pause, replacement, removal), ``absence`` (mute, away, back), ``computers``,
+``outbox`` (the rows and their deliverer), ``dispatcher`` (the task that fires timers).
 """
 
 from __future__ import annotations
 
+from .absence import AbsenceMixin
+from .admin import AdminMixin
 from .computers import MARK, ComputersMixin, computer_seed
-from .core import (
-    BOT_LEVELS,
+from .errors import (
     DAMAGED_NOTICE,
+    DamagedGame,
+    GameExists,
+    GamePaused,
+    LobbyError,
+    NoGameHere,
+    NotSeated,
+    NotStarted,
+    PermissionDenied,
+    ServiceError,
+    UndoRefused,
+)
+from .model import (
+    BOT_LEVELS,
     DRAW_KINDS,
     HOUR,
     LANGUAGE_NAMES,
@@ -31,36 +48,27 @@ from .core import (
     MAX_PLAYERS,
     MIN_PLAYERS,
     OFFLINE_MARGIN,
-    DamagedGame,
+    GameSettings,
+    GameStatus,
+    MoveKind,
+    TimerKind,
+    computer_name,
+    is_computer,
+)
+from .moves import effective_moves, replay
+from .results import (
     DecisionInfo,
     Direct,
     DirectKind,
-    GameExists,
     GameInfo,
-    GamePaused,
-    GameSettings,
-    GameStatus,
     HistoryEntry,
     Image,
-    LobbyError,
-    MoveKind,
-    NoGameHere,
-    NotSeated,
-    NotStarted,
     Outcome,
-    PermissionDenied,
     Ping,
     Post,
     Reply,
     SeatInfo,
-    ServiceError,
-    TimerKind,
-    UndoRefused,
-    computer_name,
-    is_computer,
 )
-from .lifecycle import LifecycleMixin
-from .moves import effective_moves, replay
 from .texts import (
     cards_text,
     channel_link,
@@ -73,7 +81,7 @@ from .texts import (
 )
 
 
-class GameService(ComputersMixin, LifecycleMixin):
+class GameService(ComputersMixin, AdminMixin, AbsenceMixin):
     """Plain async methods; each returns an ``Outcome`` or raises an ``EngineError``.
 
     ``clock`` gives Unix seconds (for the log and timers); ``seeds`` gives a new game's seed.

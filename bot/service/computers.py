@@ -19,20 +19,19 @@ import engine
 from ai import think
 from engine import Action, Choose, EndTurn, EngineError, PlayerView
 
-from .core import (
+from .errors import LobbyError
+from .lobby import LobbyMixin, check_level
+from .model import (
     MARK,
     GameSettings,
     GameStatus,
-    LobbyError,
-    Outcome,
-    Post,
     TimerKind,
     computer_name,
     is_computer,
     next_bot_id,
 )
-from .lobby import LobbyMixin, check_level
 from .outbox import outboxed
+from .results import Outcome, Post
 from .texts import say, tell
 from .timers import TimersMixin
 

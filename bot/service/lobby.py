@@ -13,25 +13,21 @@ from engine import (
 )
 
 from ..storage.api import GameRow, SeatRow, Tx
-from .core import (
+from .errors import GameExists, LobbyError, NotSeated, PermissionDenied
+from .model import (
     BOT_LEVELS,
     MARK,
     MAX_PLAYERS,
     MIN_PLAYERS,
-    GameExists,
     GameSettings,
     GameStatus,
-    LobbyError,
-    NotSeated,
-    Outcome,
-    PermissionDenied,
-    Post,
     computer_name,
     is_computer,
     next_bot_id,
 )
 from .moves import MovesMixin
 from .outbox import outboxed
+from .results import Outcome, Post
 from .texts import (
     say,
     status_text,

@@ -26,23 +26,11 @@ from engine import (
 )
 
 from ..storage.api import GameRow, MoveRow, PendingMoveRow, Queries, Tx
-from .core import (
-    DRAW_KINDS,
-    DamagedGame,
-    GameInfo,
-    GameStatus,
-    Image,
-    MoveKind,
-    NoGameHere,
-    Outcome,
-    PermissionDenied,
-    Post,
-    ServiceCore,
-    UndoRefused,
-    events_of,
-    is_computer,
-)
+from .errors import DamagedGame, NoGameHere, PermissionDenied, UndoRefused
+from .model import DRAW_KINDS, GameStatus, MoveKind, events_of, is_computer
 from .outbox import outboxed
+from .results import GameInfo, Image, Outcome, Post
+from .schedule import ScheduleMixin
 from .texts import (
     _rename,
     events_text,
@@ -95,7 +83,7 @@ def _choose(option: int) -> Choose:
 
 
 
-class MovesMixin(ServiceCore):
+class MovesMixin(ScheduleMixin):
     """Moves, choices, previews and undo."""
 
     # --- moves -----------------------------------------------------------------------------

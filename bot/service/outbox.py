@@ -27,7 +27,8 @@ from typing import Any, Concatenate, Literal, ParamSpec, Protocol, TypeVar
 
 from .. import i18n
 from ..storage.api import OutboxRow, Storage, Tx
-from .core import DecisionInfo, Direct, DirectKind, Image, Outcome, ServiceCore
+from .core import ServiceCore
+from .results import DecisionInfo, Direct, DirectKind, Image, Outcome
 from .wake import sleep_or_wake
 
 log = logging.getLogger("khronos.outbox")

@@ -18,25 +18,18 @@ from engine import (
 
 from .. import i18n
 from ..storage.api import GameRow, MoveRow, Queries
-from .core import (
-    DamagedGame,
-    GameInfo,
+from .errors import DamagedGame, NotSeated, NotStarted, ServiceError, damaged
+from .model import (
     GameStatus,
-    HistoryEntry,
-    Image,
-    NotSeated,
-    NotStarted,
-    Outcome,
-    Reply,
-    ServiceError,
     TimerKind,
-    damaged,
     events_of,
 )
 from .moves import MovesMixin, effective_moves, replay
+from .results import GameInfo, HistoryEntry, Image, Outcome, Reply
 from .texts import (
     _rename,
     cards_text,
+    channel_link,
     events_text,
     hand_text,
     say,
@@ -220,6 +213,49 @@ class ReadingMixin(MovesMixin):
         except EngineError as exc:
             raise _rename(exc, info.names) from None
         return info, engine.public_view(after), info.names, events
+
+    async def my_games(self, user_id: int) -> Outcome:
+        """Every live game the user sits in, on any server: where, whose turn, a link."""
+        async with self.storage.read() as q:
+            rows = [(g, await q.seats(g.id)) for g in await q.games_of_user(user_id)]
+        lines = []
+        for game, seats in rows[:25]:
+            try:
+                info = self._info(game, seats)
+            except DamagedGame:  # one damaged game never hides the others
+                link = channel_link(game.guild_id, game.channel_id)
+                lines.append(f"- <#{game.channel_id}> {link}: " + tell("mygames.damaged"))
+                continue
+            what = self._game_line(game, info, user_id)
+            lines.append(f"- <#{game.channel_id}> {info.link}: {what}")
+        if not lines:
+            text = tell("mygames.none")
+        else:
+            text = tell("mygames.title") + "\n" + "\n".join(lines)
+            if len(rows) > 25:
+                text += "\n" + tell("mygames.more", count=len(rows) - 25)
+        return Outcome(game=None, reply=Reply(text))
+
+    def _game_line(self, game: GameRow, info: GameInfo, user_id: int) -> str:
+        if game.status == GameStatus.LOBBY:
+            return tell("mygames.lobby", count=len(info.seats))
+        try:
+            state = self._state(game)
+        except EngineError:
+            return tell("mygames.damaged_state")
+        seat = engine.current_seat(state)
+        if seat is None:
+            return tell("mygames.finished")
+        choice = state.pending is not None
+        if info.user_of(seat) == user_id:
+            who = tell("mygames.your_choice" if choice else "mygames.your_turn")
+        else:
+            who = tell("mygames.their_choice" if choice else "mygames.their_turn",
+                       name=info.names.get(seat, "?"))
+        line = tell("mygames.line", round=state.round, who=who, since=when(game.updated_at))
+        if game.paused_at is not None:
+            line += tell("mygames.paused")
+        return line
 
 
 def _replay_to(options: engine.Options, seed: int, live: Sequence[MoveRow],

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import engine
 from engine import (
@@ -11,23 +13,19 @@ from engine import (
     GameState,
 )
 
-from ..storage.api import Queries, TimerRow, Tx
-from .core import (
+from ..storage.api import GameRow, Queries, TimerRow, Tx
+from .model import (
     HOUR,
     OFFLINE_MARGIN,
-    Direct,
-    GameInfo,
     GameSettings,
     GameStatus,
-    Image,
-    Outcome,
-    Post,
     TimerKind,
     events_of,
     stored_language,
 )
 from .moves import MovesMixin
 from .outbox import outboxed
+from .results import Direct, GameInfo, Image, Outcome, Post, SeatInfo
 from .texts import (
     cards_text,
     event_prompt,
@@ -38,6 +36,27 @@ from .texts import (
     say,
     when,
 )
+
+
+@dataclass
+class _Firing:
+    """A due timer of an active game's current seat, with what firing it needs."""
+
+    tx: Tx
+    timer: TimerRow
+    game: GameRow
+    info: GameInfo
+    state: GameState
+    seat: int
+    me: SeatInfo
+    payload: dict[str, Any]
+    now: float
+    deadline: TimerRow | None
+    out: Outcome
+
+    @property
+    def deadline_due(self) -> bool:
+        return self.deadline is not None and self.deadline.due_at <= self.now
 
 
 class TimersMixin(MovesMixin):
@@ -76,71 +95,94 @@ class TimersMixin(MovesMixin):
             timer = await tx.timer(timer_id)
             if timer is None or timer.due_at > now:
                 return None
-            game = await tx.game(timer.game_id)
-            if game is None or game.status != GameStatus.ACTIVE or game.paused_at is not None:
+            firing = await self._firing(tx, timer, now)
+            if not isinstance(firing, _Firing):
+                return firing
+            fire = {
+                TimerKind.REMINDER.value: self._fire_reminder,
+                TimerKind.WARNING.value: self._fire_warning,
+                TimerKind.DEADLINE.value: self._fire_deadline,
+            }.get(timer.kind)
+            if fire is None:  # a kind this part does not handle: it goes, with its note
                 await tx.delete_timer(timer_id)
-                return None
-            seats = await tx.seats(game.id)
-            try:
-                info = self._info(game, seats)
-                state = self._state(game)
-            except EngineError:
-                # a damaged game waits for /rebuild; its channel hears it once (the notice is
-                # the one the Discord adapter stores when a command meets the damage)
-                await tx.delete_timer(timer_id)
-                if not await tx.notice_once(game.id, 0, "damaged", now):
-                    return None
-                lang = stored_language(game)
-                return Outcome(game=self._info(game, seats, settings=GameSettings(language=lang)),
-                               public=[Post(say("notice.damaged", lang))])
-            seat = engine.current_seat(state)
-            me = info.seat_info(seat) if seat is not None else None
-            if seat is None or seat != timer.seat or me is None:
-                await tx.delete_timer(timer_id)
-                return None
-            timers = await tx.timers(game.id)
-            payload = json.loads(timer.payload)
-            notes = await self._offline_note(tx, info, timer, timers, payload, now)
-            out = Outcome(game=info, public=[Post(n) for n in notes])
-            deadline = next((t for t in timers if t.kind == TimerKind.DEADLINE), None)
-            deadline_due = deadline is not None and deadline.due_at <= now
-            mine = state.pending is not None and state.pending.seat == seat
-            lang = info.settings.language
+                return firing.out if firing.out.public else None
+            return await fire(firing)
 
-            if timer.kind == TimerKind.REMINDER:
-                rest = {k: v for k, v in payload.items() if k != "noted"}
-                due = now + max(info.settings.reminder_hours * HOUR,
-                                (me.away_until or now) - now)
-                quiet = me.muted or (me.away_until or 0.0) > now or deadline_due
-                if not quiet:
-                    rest["count"] = int(payload.get("count", 0)) + 1
-                await tx.reschedule_timer(timer_id, due, rest)
-                if not quiet:
-                    since = float(payload.get("since", timer.created_at))
-                    out.direct.append(await self._reminder_dm(
-                        tx, info, state, seat, since, first=int(payload.get("count", 0)) == 0))
-                return out if out.public or out.direct else None
+    async def _firing(self, tx: Tx, timer: TimerRow, now: float) -> _Firing | Outcome | None:
+        """What a due timer needs to fire, or what to say instead (or None) when its game is
+        gone, over, paused, damaged or has moved on to another seat (the timer is deleted)."""
+        game = await tx.game(timer.game_id)
+        if game is None or game.status != GameStatus.ACTIVE or game.paused_at is not None:
+            await tx.delete_timer(timer.id)
+            return None
+        seats = await tx.seats(game.id)
+        try:
+            info = self._info(game, seats)
+            state = self._state(game)
+        except EngineError:
+            # a damaged game waits for /rebuild; its channel hears it once (the notice is
+            # the one the Discord adapter stores when a command meets the damage)
+            await tx.delete_timer(timer.id)
+            if not await tx.notice_once(game.id, 0, "damaged", now):
+                return None
+            lang = stored_language(game)
+            return Outcome(game=self._info(game, seats, settings=GameSettings(language=lang)),
+                           public=[Post(say("notice.damaged", lang))])
+        seat = engine.current_seat(state)
+        me = info.seat_info(seat) if seat is not None else None
+        if seat is None or seat != timer.seat or me is None:
+            await tx.delete_timer(timer.id)
+            return None
+        timers = await tx.timers(game.id)
+        payload = json.loads(timer.payload)
+        notes = await self._offline_note(tx, info, timer, timers, payload, now)
+        deadline = next((t for t in timers if t.kind == TimerKind.DEADLINE), None)
+        return _Firing(tx=tx, timer=timer, game=game, info=info, state=state, seat=seat, me=me,
+                       payload=payload, now=now, deadline=deadline,
+                       out=Outcome(game=info, public=[Post(n) for n in notes]))
 
-            await tx.delete_timer(timer_id)
-            if timer.kind == TimerKind.WARNING:
-                if deadline is None or deadline_due:
-                    return out if out.public else None
-                what = say("timers.default_choice" if mine else "timers.turn_ends", lang)
-                at = when(deadline.due_at)
-                out.direct.append(Direct(
-                    me.user_id, "deadline_warning",
-                    say("timers.warning", lang, channel=f"<#{info.channel_id}>", due=at,
-                        what=what, link=info.link),
-                    fallback=say("timers.warning_here", lang, name=me.name, due=at,
-                                 what=what)))
-                return out
-            if timer.kind != TimerKind.DEADLINE:
-                return out if out.public else None
-            hours = hours_text(info.settings.deadline_hours or 0)
-            intro = say("timers.time_up", lang, name=me.name, hours=hours)
-            moved = await self._play(tx, game, info, state, now, timed_out=seat, intro=intro)
-            moved.public[:0] = out.public
-            return moved
+    async def _fire_reminder(self, f: _Firing) -> Outcome | None:
+        """DM the player whose turn it is (unless muted, away or past his deadline) and come
+        back after ``reminder_hours``."""
+        me, now = f.me, f.now
+        rest = {k: v for k, v in f.payload.items() if k != "noted"}
+        due = now + max(f.info.settings.reminder_hours * HOUR, (me.away_until or now) - now)
+        quiet = me.muted or (me.away_until or 0.0) > now or f.deadline_due
+        if not quiet:
+            rest["count"] = int(f.payload.get("count", 0)) + 1
+        await f.tx.reschedule_timer(f.timer.id, due, rest)
+        if not quiet:
+            since = float(f.payload.get("since", f.timer.created_at))
+            f.out.direct.append(await self._reminder_dm(
+                f.tx, f.info, f.state, f.seat, since, first=int(f.payload.get("count", 0)) == 0))
+        return f.out if f.out.public or f.out.direct else None
+
+    async def _fire_warning(self, f: _Firing) -> Outcome | None:
+        """DM the player when his turn (or his pending choice) will end by default."""
+        await f.tx.delete_timer(f.timer.id)
+        if f.deadline is None or f.deadline_due:
+            return f.out if f.out.public else None
+        lang = f.info.settings.language
+        mine = f.state.pending is not None and f.state.pending.seat == f.seat
+        what = say("timers.default_choice" if mine else "timers.turn_ends", lang)
+        at = when(f.deadline.due_at)
+        f.out.direct.append(Direct(
+            f.me.user_id, "deadline_warning",
+            say("timers.warning", lang, channel=f"<#{f.info.channel_id}>", due=at,
+                what=what, link=f.info.link),
+            fallback=say("timers.warning_here", lang, name=f.me.name, due=at, what=what)))
+        return f.out
+
+    async def _fire_deadline(self, f: _Firing) -> Outcome | None:
+        """Play the R37 default of his pending choices and end his turn, posted like a move."""
+        await f.tx.delete_timer(f.timer.id)
+        lang = f.info.settings.language
+        hours = hours_text(f.info.settings.deadline_hours or 0)
+        intro = say("timers.time_up", lang, name=f.me.name, hours=hours)
+        moved = await self._play(f.tx, f.game, f.info, f.state, f.now, timed_out=f.seat,
+                                 intro=intro)
+        moved.public[:0] = f.out.public
+        return moved
 
     async def _offline_note(self, tx: Tx, info: GameInfo, timer: TimerRow,
                             timers: Sequence[TimerRow], payload: dict[str, object],

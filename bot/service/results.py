@@ -1,0 +1,265 @@
+"""What the service returns: a game's description (``GameInfo``), the images to render, and
+the ``Outcome`` of a command (what to post, whom to ping, what to send privately, the reply)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import engine
+from engine import (
+    Event,
+    GameState,
+    PlayerView,
+    PublicView,
+)
+
+from .model import GameSettings
+from .texts import (
+    channel_link,
+)
+
+
+@dataclass(frozen=True)
+class SeatInfo:
+    seat: int
+    user_id: int
+    name: str
+    muted: bool = False  # no reminder DMs
+    away_until: float | None = None  # declared absence (deadlines extended, no reminders)
+    removed: bool = False  # kicked: his turns end and his choices take the default at once
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    game_id: int
+    channel_id: int
+    guild_id: int | None
+    creator_id: int
+    status: str  # lobby, active, over, abandoned
+    version: int
+    settings: GameSettings
+    seats: tuple[SeatInfo, ...]
+    paused_at: float | None = None
+
+    @property
+    def paused(self) -> bool:
+        return self.paused_at is not None
+
+    @property
+    def link(self) -> str:
+        """The channel's address: ``https://discord.com/channels/<guild>/<channel>``."""
+        return channel_link(self.guild_id, self.channel_id)
+
+    @property
+    def names(self) -> dict[int, str]:
+        return {s.seat: s.name for s in self.seats}
+
+    def seat_info(self, seat: int) -> SeatInfo | None:
+        return next((s for s in self.seats if s.seat == seat), None)
+
+    def user_of(self, seat: int) -> int | None:
+        return next((s.user_id for s in self.seats if s.seat == seat), None)
+
+    def seat_of(self, user_id: int) -> int | None:
+        return next((s.seat for s in self.seats if s.user_id == user_id), None)
+
+
+ImageKind = Literal["boards", "move", "hand", "compare", "summary"]
+
+
+class Image:
+    """An image to render (``bot.images.render_image``): ``move`` → the moved age large and the
+    others small (``render.move_png``), the post after a move; ``boards`` → every age large
+    (``render.boards_png``), or one age (``age``); ``hand`` → ``render.hand_png``; ``compare``
+    → before and after a move; ``summary`` → the end-of-game picture, from the seed and the
+    effective move log (``moves``: ``(seat, action JSON)`` pairs).
+    ``view`` (the public view, or ``seat``'s player view) is computed when first asked for.
+    ``to_json``/``from_json`` store an image in the outbox (it needs its state)."""
+
+    __slots__ = ("_before", "_state", "_view", "age", "alt", "events", "kind", "lang", "moves",
+                 "names", "seat", "seed")
+
+    def __init__(
+        self,
+        kind: ImageKind,
+        state: GameState | None = None,
+        names: dict[int, str] | None = None,
+        events: Sequence[Event] = (),
+        alt: str = "",
+        *,
+        seat: int | None = None,
+        age: engine.Age | None = None,
+        view: PublicView | PlayerView | None = None,
+        before: GameState | None = None,
+        seed: int | None = None,
+        moves: Sequence[tuple[int, str]] = (),
+        lang: str = "en",
+    ) -> None:
+        if state is None and view is None:
+            raise ValueError("an Image needs a state or a view")
+        self.kind = kind
+        self._state = state
+        self.names = dict(names or {})
+        self.events = tuple(events)
+        self.alt = alt  # a plain fallback; render.alt_text(view, names, events) says more
+        self.seat = seat
+        self.age = age  # one board shown large (/board might); None: all three
+        self._view: PublicView | PlayerView | None = view
+        self._before = before  # "compare": the state before the move (``alt`` is the title)
+        self.seed = seed  # "summary": the game's seed
+        self.moves = tuple(moves)  # "summary": the effective move log
+        self.lang = lang  # the game's language (GameSettings.language)
+
+    @property
+    def state(self) -> GameState | None:
+        return self._state
+
+    @property
+    def before_view(self) -> PublicView:
+        """The public view before the move, for a ``compare`` image."""
+        assert self._before is not None
+        return engine.public_view(self._before)
+
+    @property
+    def view(self) -> PublicView | PlayerView:
+        if self._view is None:
+            assert self._state is not None
+            if self.kind == "hand":
+                assert self.seat is not None
+                self._view = engine.player_view(self._state, self.seat)
+            else:
+                self._view = engine.public_view(self._state)
+        return self._view
+
+    def with_age(self, age: engine.Age | None) -> Image:
+        kind: ImageKind = "boards" if self.kind == "move" else self.kind
+        return Image(kind, self._state, self.names, self.events, self.alt, seat=self.seat,
+                     age=age, view=self._view, before=self._before, seed=self.seed,
+                     moves=self.moves, lang=self.lang)
+
+    def to_json(self, dumped: dict[int, Any] | None = None) -> dict[str, Any]:
+        """The image as JSON for the outbox. Raises ValueError for an image of a view only.
+        ``dumped`` caches the JSON of states by identity (one move's images share one)."""
+        if self._state is None:
+            raise ValueError("only an image of a state can be stored")
+        cache = {} if dumped is None else dumped
+        state = cache.get(id(self._state))
+        if state is None:
+            state = cache[id(self._state)] = self._state.model_dump(mode="json")
+        return {
+            "kind": self.kind,
+            "state": state,
+            "names": {str(k): v for k, v in self.names.items()},
+            "events": [e.model_dump(mode="json") for e in self.events],
+            "alt": self.alt,
+            "seat": self.seat,
+            "age": self.age.name if self.age is not None else None,
+            "before": self._before.model_dump(mode="json") if self._before else None,
+            "seed": self.seed,
+            "moves": [list(m) for m in self.moves],
+            "lang": self.lang,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Image:
+        before = data.get("before")
+        age = data.get("age")
+        return cls(
+            data["kind"],
+            GameState.model_validate(data["state"]),
+            {int(k): v for k, v in data["names"].items()},
+            [Event.model_validate(e) for e in data["events"]],
+            data["alt"],
+            seat=data["seat"],
+            age=engine.Age[age] if age else None,
+            before=GameState.model_validate(before) if before else None,
+            seed=data.get("seed"),
+            moves=[(int(s), str(a)) for s, a in data.get("moves", [])],
+            lang=str(data.get("lang", "en")),
+        )
+
+    def __repr__(self) -> str:
+        return f"Image({self.kind!r}, seat={self.seat}, age={self.age}, events={len(self.events)})"
+
+
+@dataclass(frozen=True)
+class DecisionInfo:
+    """A pending choice (R32, R33, R36, R37), for buttons: ``choose(..., option=index)``."""
+
+    game_id: int
+    version: int
+    seat: int
+    user_id: int | None
+    prompt: str
+    options: tuple[str, ...]
+    default: int  # index of the R37 default
+
+
+@dataclass(frozen=True)
+class Post:
+    """A public message in the game's channel; it mentions nobody."""
+
+    text: str
+    image: Image | None = None
+
+
+@dataclass(frozen=True)
+class Ping:
+    """A new channel message that mentions only ``user_id`` (the turn ping)."""
+
+    user_id: int
+    text: str
+
+
+DirectKind = Literal["hand", "choice", "your_turn", "reminder", "deadline_warning", "notice"]
+
+
+@dataclass(frozen=True)
+class Direct:
+    """A private message (DM) to ``user_id``. ``fallback``: if the DM cannot be delivered
+    (closed DMs), post this in the game's channel mentioning only him (reminders, warnings)."""
+
+    user_id: int
+    kind: DirectKind
+    text: str
+    image: Image | None = None
+    decision: DecisionInfo | None = None
+    fallback: str | None = None
+
+
+@dataclass(frozen=True)
+class Reply:
+    """The answer to the command's author; ``ephemeral`` means only he should see it."""
+
+    text: str
+    image: Image | None = None
+    ephemeral: bool = True
+
+
+@dataclass
+class Outcome:
+    """What a command did, to be delivered after the commit: ``reply`` to the author,
+    ``public`` posts, ``direct`` messages, ``pings``; ``events`` are the engine's, raw."""
+
+    game: GameInfo | None  # None only for answers outside any game (/help)
+    reply: Reply | None = None
+    public: list[Post] = field(default_factory=list)
+    direct: list[Direct] = field(default_factory=list)
+    pings: list[Ping] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    decision: DecisionInfo | None = None
+    # outbox rows written for it in the command's own transaction (empty for reads)
+    outbox: list[int] = field(default_factory=list)
+    reply_row: int | None = None  # the row of ``reply``, delivered after the others
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    seq: int
+    seat: int
+    name: str
+    kind: str  # action or undo
+    text: str
+    at: float
