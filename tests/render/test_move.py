@@ -97,7 +97,11 @@ def test_the_caption_says_the_whole_move_or_counts_the_rest() -> None:
     lay = move_layout(view, states.NAMES_4, events)
     text = " ".join(lay.caption.action)
     assert text.startswith("Alice builds a Keep at F4 on Might")
-    assert "(+4 more changes, outlined on the boards.)" in text
+    # the two paradoxes are said (R29); the two ripples are counted
+    assert "Magnificent's Chapel at G5 on Faith is erased" in text
+    assert "The Town at G5 on Reason is erased" in text
+    assert "ripples" not in text
+    assert text.endswith("(+2 more changes, outlined on the boards.)")
     assert "…" not in text and "(R17)" not in text
     state = position(2, hands={0: "mmrc"})
     after, built = apply(state, 0, Construct(age=Age.MIGHT, building=BuildingType.WATCHTOWER,
