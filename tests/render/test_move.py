@@ -55,7 +55,7 @@ def test_the_move_image_shows_the_focus_large_and_the_other_ages_small() -> None
 def _owner_pixels(img: Image.Image, box: tuple[float, float, float, float],
                   colour: tuple[int, int, int]) -> int:
     crop = img.crop(tuple(round(v) for v in box))
-    return sum(1 for p in crop.getdata() if sum(abs(a - b) for a, b in zip(p, colour,
+    return sum(1 for p in crop.get_flattened_data() if sum(abs(a - b) for a, b in zip(p, colour,
                                                                           strict=False)) <= 60)
 
 

@@ -45,7 +45,7 @@ def scaled(img: Image.Image, scale: float) -> Image.Image:
 
 def owner_pixels(img: Image.Image, box: tuple[float, ...], colour: tuple[int, int, int]) -> int:
     crop = img.crop(tuple(round(v) for v in box))
-    return sum(1 for p in crop.getdata()
+    return sum(1 for p in crop.get_flattened_data()
                if sum(abs(a - b) for a, b in zip(p, colour, strict=False)) <= 60)
 
 
