@@ -1,5 +1,8 @@
 """Images of the game: pure functions from the engine's views to PNG bytes (style 12).
 
+- ``table_png``: the picture of the table message (one living message per turn), made for
+  Discord's chat preview: the age where the move happened large around what changed, the two
+  others small, a key of the players; ``table_alt_text`` says it in words.
 - ``move_png``: after every move, the age played on large, the two others small, what happened
   and whose turn it is; made to be read at Discord's inline preview size.
 - ``boards_png``: the panel (round, turn, players, stock, legend) above the three ages stacked,
@@ -9,7 +12,8 @@
 - ``hand_png``: a player's cards (and the Hold'em face-up cards), for a DM.
 - ``summary_png``: at the end of a game, the final scores explained and the Ecus round by
   round; its figures come from ``game_summary`` or ``summary_from_moves``.
-- ``alt_text``, ``summary_alt_text``: the images in words, at most 1,024 characters.
+- ``alt_text``, ``summary_alt_text``, ``table_alt_text``: the images in words, at most
+  1,024 characters (whole sentences, the most important first).
 - ``highlights_from_events``: the squares a move changed, per age, for ``highlights=``.
 
 Fonts are shipped in ``render/fonts/`` (DejaVu, Bitstream Vera licence) and loaded only from
@@ -27,6 +31,7 @@ from .summary import (
     summary_from_moves,
     summary_png,
 )
+from .table import table_alt_text, table_png
 from .text import ALT_TEXT_LIMIT, alt_text, highlights_from_events
 
 __all__ = [
@@ -44,4 +49,6 @@ __all__ = [
     "summary_alt_text",
     "summary_from_moves",
     "summary_png",
+    "table_alt_text",
+    "table_png",
 ]

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import threading
 from collections import Counter, OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from PIL import Image, ImageDraw
 
@@ -25,6 +25,7 @@ from engine import BUILDINGS, PRINTED_HAMLETS, TERRAIN, Age, Family, PublicView,
 from engine.constants import COL_LETTERS, COLS, ROWS, capacity
 from engine.state import Board, Tile
 
+from .marks import choice_marks, draw_marks
 from .strings import age_name, building_code, building_name, current_language, say
 from .style import (
     BOLD,
@@ -55,6 +56,8 @@ HIGHLIGHT_INNER: RGB = WHITE
 MIN_LABEL_PX = 9  # the smallest two-letter code
 MIN_NAME_PX = 8  # below this a building's name gives way to its two-letter code
 DETAIL_CELL = 24  # cells smaller than this (thumbnails) show codes only and no ruin plate
+MIN_MARK_CELL = 12  # a choice's numbers are left off smaller maps
+SMALL_CELL = 16  # the table image's small ages go below this (10-12 px a square)
 
 Box = tuple[float, float, float, float]
 
@@ -89,7 +92,10 @@ class BoardGeometry:
 
 
 def highlight_widths(cell: int) -> tuple[int, int]:
-    """(outer, inner) thickness of the last-move outline at ``cell`` pixels per square."""
+    """(outer, inner) thickness of the last-move outline at ``cell`` pixels per square (on
+    the table image's small ages, under 16 px a square, thinner: it would fill a square)."""
+    if cell < SMALL_CELL:
+        return 4, 2
     outer = max(6, round(cell / 5))
     return outer, max(2, outer // 2 - 1)
 
@@ -280,6 +286,7 @@ def radius_for(extent: float) -> float:
 
 
 MIN_CUBE = 1.5  # a cube smaller than this radius is left out (thumbnails): the frame remains
+MIN_SPECK = 0.8  # a population cube or marker smaller than this is left out (the smallest maps)
 
 
 READABLE_CUBE = 3.0  # radius under which a cube's shape cannot be told
@@ -293,6 +300,10 @@ def tile_layout(tile: Tile, age: Age, gx: float, gy: float, c: int) -> TileLayou
     lay = _tile_layout(tile, age, gx, gy, c, named=c >= DETAIL_CELL)
     if lay.name is not None and any(p.r < READABLE_CUBE for p in lay.places):
         lay = _tile_layout(tile, age, gx, gy, c, named=False)
+    if any(p.r < MIN_SPECK for p in lay.places):  # the smallest maps: the Boards image has them
+        lay = replace(lay, places=[])
+    if lay.marker is not None and lay.marker.r < MIN_SPECK:
+        lay = replace(lay, marker=None)
     return lay
 
 
@@ -308,7 +319,8 @@ def _tile_layout(tile: Tile, age: Age, gx: float, gy: float, c: int, named: bool
     ow = max(2, c // 18)
     clear = content_inset(c)
     inset = max(ow, clear - pad)
-    frame = max(3, round(c * (0.1 if size == 1 else 0.15))) if tile.owner is not None else 0
+    frame = max(3 if c >= SMALL_CELL else 2, round(c * (0.1 if size == 1 else 0.15))
+                ) if tile.owner is not None else 0
     ix0, iy0 = x0 + inset + frame, y0 + inset + frame
     ix1, iy1 = x1 - inset - frame, y1 - inset - frame
     inner_w = ix1 - ix0 - 2
@@ -383,7 +395,7 @@ def hamlet_layout(square: int, age: Age, seat: int | None, gx: float, gy: float,
     if age is not Age.REASON:
         return (x + c / 2 - w, y + c * 0.16, x + c / 2 + w, y + c * 0.74), None
     if c < DETAIL_CELL:
-        if seat is None:
+        if seat is None or radius_for(c / 2 - inset) < MIN_SPECK:
             return (x + c / 2 - w, y + c * 0.16, x + c / 2 + w, y + c * 0.74), None
         return None, Token(seat, x + c / 2, y + c / 2, radius_for(c / 2 - inset))
     r = c * 0.13
@@ -443,7 +455,8 @@ def _paint_tile(img: Image.Image, draw: ImageDraw.ImageDraw, tile: Tile, lay: Ti
         band = (x0 + ow, y0 + ow, x1 - ow, y1 - ow)
         draw.rectangle(band, outline=player_look(tile.owner).colour, width=lay.frame)
         f = ow + lay.frame
-        draw.rectangle((x0 + f, y0 + f, x1 - f, y1 - f), outline=INK, width=1)
+        if x0 + f < x1 - f:  # not on the smallest 1x1 tiles: the frame fills them
+            draw.rectangle((x0 + f, y0 + f, x1 - f, y1 - f), outline=INK, width=1)
     if lay.name is not None:
         _paint_label(img, lay.name)
     if lay.ruin is not None:
@@ -555,17 +568,23 @@ def _draw_header(
     img: Image.Image, view: PublicView, age: Age, names: list[str], x: int, y: int,
     geo: BoardGeometry,
 ) -> None:
-    """The age's title, then each adventurer's shape (and name when every name fits)."""
+    draw_age_header(img, view, age, names, (x, y, geo.width, geo.header), max(geo.band, 8))
+
+
+def draw_age_header(img: Image.Image, view: PublicView, age: Age, names: list[str],
+                    box: tuple[float, float, float, float], inset: float) -> None:
+    """The age's title, then each adventurer's shape (and name when every name fits), in the
+    strip ``box`` (x, y, width, height), ``inset`` pixels in from its sides."""
+    x, y, width, h = box
     draw = ImageDraw.Draw(img)
-    h = geo.header
     mid = y + h / 2
     title_px, label_px = round(h * 0.62), round(h * 0.45)
     title = age_title(age)
-    left = x + max(geo.band, 8)
+    left = x + inset
     put_text(img, (left, mid), title, title_px, BOLD, INK, "lm")
     tx = left + text_length(title, title_px, BOLD) + h * 0.5
     present = adventurers_in(view, age)
-    right = x + geo.width - max(geo.band, 8)
+    right = x + width - inset
     label = say("board.adventurers")
     if not present:
         text = f"{label} {say('board.nobody')}"
@@ -579,13 +598,18 @@ def _draw_header(
         for (seat, _), count in zip(present, counts, strict=True)
     ]
     with_label = text_length(label + " ", label_px) + 2
-    with_names = sum(3 * r + text_length(t, label_px, BOLD) + h * 0.5 for t in named)
-    if tx + with_label + with_names <= right:
+
+    def span(texts: list[str], shape: float) -> float:
+        return sum(shape + text_length(t, label_px, BOLD) + h * 0.5 for t in texts)
+
+    if tx + with_label + span(named, 3 * r) <= right:
         put_text(img, (tx, mid), label, label_px, REGULAR, MUTED, "lm")
         tx += with_label
         texts = named
-    else:  # no room for the names: the shapes say who (the key names them)
+    elif tx + span(counts, 2.6 * r) <= right:  # no room for the names: the shapes say who (the key)
         texts = counts
+    else:  # a narrow small age: nothing rather than shapes cut at the edge
+        return
     for (seat, _), text in zip(present, texts, strict=True):
         draw_cube(draw, seat, tx + r, mid, r)
         tx += 2.6 * r
@@ -610,13 +634,17 @@ def draw_board(
     geo: BoardGeometry | int,
     highlight: set[int] | None = None,
 ) -> None:
-    """Paint the board block of ``age`` (header, labels, map, buildings) at (x, y)."""
+    """Paint the board block of ``age`` (header, labels, map, buildings) at (x, y), with the
+    squares of ``highlight`` outlined and the options of a pending choice on it numbered."""
     if isinstance(geo, int):
         geo = BoardGeometry(geo)
     _draw_header(img, view, age, names, x, y, geo)
     top = y + geo.header
     img.paste(board_layer(view.boards[age], geo), (x, top))
+    gx, gy = x + geo.band, top + geo.band
     if highlight:
-        gx, gy = x + geo.band, top + geo.band
         squares = {s for s in highlight if 0 <= s < COLS * ROWS}
         draw_highlight(ImageDraw.Draw(img), squares, gx, gy, geo.cell)
+    marks = choice_marks(view, age)  # a pending choice: its options numbered (R37)
+    if marks and geo.cell >= MIN_MARK_CELL:
+        draw_marks(img, marks, gx, gy, geo.cell)

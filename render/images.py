@@ -55,7 +55,7 @@ from .style import (
     text_length,
     wrap_text,
 )
-from .text import event_sentences, highlights_from_events
+from .text import Sentence, highlights_from_events, ranked_sentences
 
 BOARDS_CELL = 40  # pixels per square on the boards image
 AGE_CELL = 64  # pixels per square on the single-age image
@@ -102,9 +102,13 @@ def boards_png(
 # --- the image after a move (item 5) ---------------------------------------------------------
 
 
-def focus_age(highlights: dict[Age, set[int]], events: list[Event] | None = None) -> Age:
-    """The age a move was played on: the earliest age it changed (effects only ripple
-    forward in time), else the age its first event names, else Might."""
+def focus_age(highlights: dict[Age, set[int]], events: list[Event] | None = None,
+              view: PublicView | None = None) -> Age:
+    """The age to show large: the age of a pending choice in ``view`` (its options are
+    numbered there), else the age a move was played on: the earliest age it changed
+    (effects only ripple forward in time), else the age its first event names, else Might."""
+    if view is not None and view.pending is not None and not view.over:
+        return Age(view.pending.age)
     changed = [a for a, squares in highlights.items() if squares]
     if changed:
         return min(changed)
@@ -159,19 +163,32 @@ def _move_caption(view: PublicView, names: list[str], events: list[Event], width
     else:
         status = status_line(view, names)
     spx, slines = fit_lines(status, BOLD, MOVE_STATUS_PX, 20, width - chip, 2)
-    sentences = event_sentences(events, names)
-    action = ""
-    if sentences:
-        action = sentences[0]
-        rest = sentences[1:]
-        whole = " ".join(sentences)
-        px, lines = fit_lines(whole, REGULAR, MOVE_ACTION_PX, 19, width, MOVE_ACTION_LINES)
-        if len(lines) <= MOVE_ACTION_LINES:
-            return _Caption(spx, slines, px, lines, ppx, prompt)
-        if rest:
-            action += " " + say_n("move.more", len(rest))
-    apx, alines = fit_lines(action, REGULAR, MOVE_ACTION_PX, 19, width, MOVE_ACTION_LINES)
+    apx, alines = _action_lines(ranked_sentences(events, names), width)
     return _Caption(spx, slines, apx, alines, ppx, prompt)
+
+
+def _action_lines(ranked: list[Sentence], width: int) -> tuple[int, list[str]]:
+    """What the move did, in at most three lines when it can: every sentence when they fit,
+    else the first (what the player did) and every building lost (a paradox, a downsizing:
+    ``text.is_loss``) whatever room they take, then as many of the others, in order, as still
+    fit, and "(+N more changes, outlined on the boards.)"."""
+    def lines(kept: list[Sentence]) -> tuple[int, list[str]]:
+        text = " ".join(sentence.text for sentence in sorted(kept))
+        if len(kept) < len(ranked):
+            text += " " + say_n("move.more", len(ranked) - len(kept))
+        return fit_lines(text, REGULAR, MOVE_ACTION_PX, 19, width, MOVE_ACTION_LINES)
+
+    if not ranked:
+        return MOVE_ACTION_PX, []
+    whole = lines(ranked)
+    if len(whole[1]) <= MOVE_ACTION_LINES:
+        return whole
+    kept = [s for s in ranked if s.position == 0 or s.loss]
+    for extra in ranked[len(kept):]:
+        if len(lines([*kept, extra])[1]) > MOVE_ACTION_LINES:
+            break
+        kept.append(extra)
+    return lines(kept)
 
 
 def _round_chip(img: Image.Image, view: PublicView, x: float, mid: float) -> float:
@@ -293,7 +310,7 @@ def move_layout(
     """The layout of ``move_image`` for these arguments."""
     events = list(events or [])
     marks = highlights if highlights is not None else highlights_from_events(events)
-    age = focus if focus is not None else focus_age(marks, events)
+    age = focus if focus is not None else focus_age(marks, events, view)
     geo = BoardGeometry(MOVE_CELL)
     thumb = BoardGeometry(THUMB_CELL, labels=False)
     width, margin = geo.width, MOVE_MARGIN

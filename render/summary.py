@@ -40,6 +40,7 @@ from .style import (
     put_text,
     text_length,
 )
+from .text import ALT_TEXT_LIMIT
 
 SPENDING = ("travel", "exchange", "demolish")
 
@@ -390,15 +391,19 @@ def summary_alt_text(summary: GameSummary, names: list[str], lang: str = "en") -
 
 
 def _summary_alt_text(summary: GameSummary, names: list[str]) -> str:
+    """The winners, then each player, richest first; whoever does not fit is left out whole,
+    and a last sentence says how many were."""
     _, winners = _title_lines(summary, names)
-    parts: list[str] = []
-    for p in summary.ranking():
-        part = say("alt.summary_player", name=seat_name(names, p.seat), final=say_n("ecus",
-                                                                                  p.final),
-                   start=p.start, income4=p.income_total(4), income7=p.income_total(7),
-                   bonus=p.bonus_total, spent=p.spent_total)
-        if len(say("alt.summary", winners=winners, players="; ".join([*parts, part]))) > 1024:
-            break  # the richest first: whoever does not fit is last
-        parts.append(part)
-    return say("alt.summary", winners=winners, players="; ".join(parts))
-
+    parts = [say("alt.summary_player", name=seat_name(names, p.seat),
+                 final=say_n("ecus", p.final), start=p.start, income4=p.income_total(4),
+                 income7=p.income_total(7), bonus=p.bonus_total, spent=p.spent_total)
+             for p in summary.ranking()]
+    for kept in range(len(parts), 0, -1):
+        players = "; ".join(parts[:kept])
+        if kept < len(parts):
+            players += say_n("alt.summary_left_out", len(parts) - kept)
+        text = say("alt.summary", winners=winners, players=players)
+        if len(text) <= ALT_TEXT_LIMIT:
+            return text
+    return say("alt.summary", winners=winners, players=say_n("alt.summary_left_out",
+                                                              len(parts)))

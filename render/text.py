@@ -1,9 +1,16 @@
-"""Words for the images: the alt text of the boards image and the highlights of a move."""
+"""Words for the images: the alt texts, the move's sentences in order of importance, and the
+highlights of a move.
+
+Alt texts are at most 1,024 characters by construction: they are lists of whole sentences,
+most important first, and ``fit_sentences`` drops whole sentences from the least important
+end and says how many it left out."""
 
 from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
+from typing import NamedTuple
 
 from engine import (
     PRINTED_HAMLETS,
@@ -13,11 +20,13 @@ from engine import (
     Family,
     PublicView,
     describe,
+    describe_choice,
     format_text,
 )
 from engine.constants import INCOME_ROUNDS, ROUNDS
 
 from .board import covered_squares
+from .marks import choice_marks
 from .panel import allowance_text, seat_name, status_line
 from .strings import (
     age_name,
@@ -32,7 +41,6 @@ from .strings import (
 from .style import player_look
 
 ALT_TEXT_LIMIT = 1024  # Discord's limit for an attachment's description
-_LAST_MOVE_LIMIT = 360  # so that the players always fit after a long chain of events
 _RULE_REF = re.compile(r" \(R\d+\)|, R\d+(?=\))")  # " (R17)", ", R29": not read aloud
 
 # Events whose squares are not a change on the board: a copy that was *not* placed.
@@ -56,13 +64,6 @@ def event_sentence(event: Event, seat_names: list[str]) -> str:
     with the players' names and without rule numbers (those are for refusals)."""
     text = format_text(describe(event, current_language()), seat_names)
     return _RULE_REF.sub("", text).replace(" (paradox)", " by paradox")
-
-
-def event_sentences(events: list[Event], names: list[str]) -> list[str]:
-    """The events' sentences in the current language: what the move image and the alt text
-    say happened."""
-    seat_names = [seat_name(names, seat) for seat in range(max(len(names), _max_seat(events) + 1))]
-    return [event_sentence(e, seat_names) for e in events if e.kind not in _NOT_A_CHANGE]
 
 
 def _max_seat(events: list[Event]) -> int:
@@ -109,40 +110,120 @@ def _owners(counts: Counter[int], names: list[str]) -> str:
                      for s, n in sorted(counts.items()))
 
 
+def is_loss(event: Event) -> bool:
+    """Whether ``event`` takes a building from someone as a consequence of the move: erased by
+    paradox (R29), downsized (R33), destroyed with its original (R34). These are never hidden
+    behind a count of "more changes" (a demolition is the move itself, its first sentence)."""
+    if event.kind == "downsized":
+        return True
+    if event.kind != "removed":
+        return False
+    why = event.params.get("why")
+    return not (isinstance(why, dict) and why.get("key") == "phrase.why_demolished")
+
+
+class Sentence(NamedTuple):
+    """One sentence of a move: its ``position`` among the move's sentences (the order they are
+    read in), its text, and whether it tells of a building lost (``is_loss``)."""
+
+    position: int
+    text: str
+    loss: bool = False
+
+
+def ranked_sentences(events: list[Event], names: list[str],
+                     on_board: bool = False) -> list[Sentence]:
+    """The move's sentences, most important first: what the player did (the first), then
+    every building lost (``is_loss``), then the rest, each group in the order it happened.
+    ``on_board``: only the events that changed squares."""
+    seat_names = [seat_name(names, seat) for seat in range(max(len(names), _max_seat(events) + 1))]
+    shown = [e for e in events if e.kind not in _NOT_A_CHANGE
+             and (not on_board or (e.age is not None and e.squares))]
+    order = sorted(range(len(shown)), key=lambda i: (i > 0, not is_loss(shown[i]), i))
+    return [Sentence(i, event_sentence(shown[i], seat_names), is_loss(shown[i])) for i in order]
+
+
+def fit_sentences(ranked: list[Sentence], limit: int = ALT_TEXT_LIMIT) -> str:
+    """The sentences, most important first, as many as fit in ``limit`` characters with a
+    note of how many were left out: whole sentences are dropped from the least important
+    end, never cut. The kept ones are read in the order of their ``position``."""
+    for kept in range(len(ranked), -1, -1):
+        parts = [s.text for s in sorted(ranked[:kept])]
+        if kept < len(ranked):
+            parts.append(say_n("alt.left_out", len(ranked) - kept))
+        text = " ".join(p for p in parts if p)
+        if len(text) <= limit:
+            return text
+    return ""  # unreachable: the note alone is short
+
+
 def alt_text(
     view: PublicView, names: list[str], events: list[Event] | None = None, lang: str = "en"
 ) -> str:
     """A description of the boards image for screen readers, at most 1,024 characters, in
     ``lang`` (the engine's sentences of the move as the engine words them).
 
-    Most important first (round and turn, the last move, the players, then each board), so
-    that what has to be cut for length is the least important."""
+    Most important first (round and turn, a pending choice, the last move, the players, then
+    each board); when that is too long, whole sentences go from the end and a last one says
+    how many."""
     with speaking(lang):
-        return _alt_text(view, names, events)
+        head = say("alt.boards", round=view.round, rounds=ROUNDS, income=income_words(view),
+                   status=status_line(view, names))
+        return fit_sentences(alt_units(view, names, events, [head]))
 
 
-def _alt_text(view: PublicView, names: list[str], events: list[Event] | None) -> str:
-    income = say("alt.income_round") if view.round in INCOME_ROUNDS else ""
-    parts = [say("alt.boards", round=view.round, rounds=ROUNDS, income=income,
-                 status=status_line(view, names))]
+def income_words(view: PublicView) -> str:
+    """" (an income round)" in rounds 4 and 7, else nothing."""
+    return say("alt.income_round") if view.round in INCOME_ROUNDS else ""
+
+
+def alt_units(view: PublicView, names: list[str], events: list[Event] | None,
+              head: list[str], after_move: Sequence[str] = ()) -> list[Sentence]:
+    """The sentences of an alt text in the order they are kept, each with its place in the
+    text: ``head`` (what the image is, whose turn), a pending choice and its numbered options,
+    the cards left, the last move (``ranked_sentences``), ``after_move``, each player, each
+    board."""
+    lead = [*head]
     if view.pending is not None and not view.over:
-        parts.append(say("alt.waiting", name=seat_name(names, view.pending.seat)))
+        lead.append(say("alt.waiting", name=seat_name(names, view.pending.seat)))
+        lead.extend(_options_sentence(view, names))
     left = allowance_text(view, ", ")  # R14: what the player to move may still play
     if left is not None:
-        parts.append(left + ".")
-    if events:
-        seat_names = [seat_name(names, p.seat) for p in view.players]
-        moved = [
-            event_sentence(e, seat_names)
-            for e in events
-            if e.age is not None and e.kind not in _NOT_A_CHANGE and e.squares
-        ]
-        if moved:
-            last = say("alt.last_move", sentences=" ".join(moved))
-            if len(last) > _LAST_MOVE_LIMIT:
-                last = last[: _LAST_MOVE_LIMIT - 1].rstrip() + "…"
-            parts.append(last)
-    players = []
+        lead.append(left + ".")
+    units = [Sentence(i, text) for i, text in enumerate(lead)]
+    base = len(units)
+    moved = ranked_sentences(list(events or []), names, on_board=True)
+    for s in moved:
+        text = say("alt.last_move", sentences=s.text) if s.position == 0 else s.text
+        units.append(Sentence(base + s.position, text, s.loss))
+    base += len(moved)
+    rest = [*after_move, *_players(view, names)]
+    rest.extend(_board_summary(view, age, names) for age in Age)
+    if view.options.holdem and view.reserve:
+        rest.append(say("alt.face_up", cards=", ".join(
+            say(f"hand.family.{f.value}") for f in view.reserve if f in Family)))
+    units.extend(Sentence(base + i, text) for i, text in enumerate(rest))
+    return units
+
+
+def _options_sentence(view: PublicView, names: list[str]) -> list[str]:
+    """"Numbered on Faith: 1, Ben's Keep at I4; 2, ..." for a pending choice whose options
+    are numbered on the image (``marks.choice_marks``)."""
+    assert view.pending is not None
+    age = Age(view.pending.age)
+    numbered = {m.number for m in choice_marks(view, age)}
+    if not numbered:
+        return []
+    seat_names = [seat_name(names, p.seat) for p in view.players]
+    labels = [say("alt.option", number=n, label=format_text(
+        describe_choice(o, current_language()), seat_names))
+        for n, o in enumerate(view.pending.options, 1) if n in numbered]
+    return [say("alt.options", age=age_name(age), options="; ".join(labels))]
+
+
+def _players(view: PublicView, names: list[str]) -> list[str]:
+    """One sentence per player: name, colour and shape, Ecus, cards, cubes, adventurers."""
+    out: list[str] = []
     for p in view.players:
         look = player_look(p.seat)
         where = Counter(p.adventurers)
@@ -150,25 +231,11 @@ def _alt_text(view: PublicView, names: list[str], events: list[Event] | None) ->
             adv = say("alt.adventurers_both", age=age_name(p.adventurers[0]))
         else:
             adv = say("alt.adventurers", ages=joined([age_name(a) for a in Age if where[a]]))
-        players.append(say(
+        text = say(
             "alt.player", name=seat_name(names, p.seat),
             colour=say(f"colour.{look.colour_name.replace(' ', '_')}"),
             shape=say(f"shape.{look.shape}"), ecus=say_n("ecus", p.ecus),
             cards=say_n("alt.cards", p.hand_count), cubes=say_n("alt.cubes", p.cubes),
-            adventurers=adv))
-    parts.append(say("alt.players", players="; ".join(players)))
-    parts.extend(_board_summary(view, age, names) for age in Age)
-    if view.options.holdem and view.reserve:
-        parts.append(say("alt.face_up", cards=", ".join(
-            say(f"hand.family.{f.value}") for f in view.reserve if f in Family)))
-    text = ""
-    for part in parts:
-        candidate = f"{text} {part}".strip()
-        if len(candidate) <= ALT_TEXT_LIMIT:
-            text = candidate
-            continue
-        room = ALT_TEXT_LIMIT - len(text) - 2
-        if room > 40:
-            text = f"{text} {part[: room - 1].rstrip()}…"
-        break
-    return text
+            adventurers=adv)
+        out.append(say("alt.players", players=text) if not out else text + ".")
+    return out

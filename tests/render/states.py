@@ -100,3 +100,25 @@ def end_game() -> PublicView:
     state.over = True
     state.winners = [0, 2]
     return public_view(state)
+
+
+def choice_which() -> tuple[PublicView, list[Event]]:
+    """Cy's Hamlet at H5 joins Ann's Keep F4 and Bob's Keep I4 with equal military power
+    (R32): Cy, who owns neither, chooses which is downsized (R33, R37)."""
+    state = position(3, might="Keep F4 0; Chapel G6 2; Keep I4 1; Chapel I6 1",
+                     hands={2: "ccmr"}, turn=2)
+    state, events = apply(state, 2, Construct(age=Age.MIGHT, building=BuildingType.HAMLET,
+                                              square="H5"))
+    assert state.pending is not None and state.pending.kind == "downsize_which"
+    return public_view(state), events
+
+
+def choice_place() -> tuple[PublicView, list[Event]]:
+    """Cy's Hamlet at L14 joins Ann's Castle I13 and Bob's weaker Castle M13 (R32): Bob
+    chooses where the Keep replacing his Castle sits inside its footprint (R33)."""
+    state = position(3, might="Castle I13 0; Watchtower I16 0; Castle M13 1",
+                     hands={2: "ccmr"}, turn=2)
+    state, events = apply(state, 2, Construct(age=Age.MIGHT, building=BuildingType.HAMLET,
+                                              square="L14"))
+    assert state.pending is not None and state.pending.kind == "place_downsized"
+    return public_view(state), events

@@ -9,12 +9,13 @@ import pytest
 from PIL import Image
 
 import render.board
-from engine import BUILDINGS, PRINTED_HAMLETS, Age, BuildingType, Family
+from engine import BUILDINGS, PRINTED_HAMLETS, Age, BuildingType, Family, public_view
 from engine.builder import position
 from engine.constants import COLS, capacity
 from engine.state import Tile
 from render.board import (
     DETAIL_CELL,
+    MIN_SPECK,
     BoardGeometry,
     Box,
     board_layer,
@@ -25,8 +26,11 @@ from render.board import (
 )
 from render.images import AGE_CELL, BOARDS_CELL, MOVE_CELL, THUMB_CELL
 from render.style import player_look
+from render.table import MAP_H, MAP_W, THUMB_CELLS, WINDOWS
 
 CELLS = sorted({THUMB_CELL, 20, DETAIL_CELL, 30, BOARDS_CELL, MOVE_CELL, 48, AGE_CELL})
+# the table image: its small ages, and its large age whole, in a 16 x 12 window, in 12 x 9
+TABLE_CELLS = sorted({*THUMB_CELLS, *(min(MAP_W // c, MAP_H // r) for c, r in WINDOWS)})
 
 
 def overlap(a: Box, b: Box) -> bool:
@@ -59,7 +63,7 @@ def tiles_to_check() -> list[tuple[Tile, Age]]:
     return out
 
 
-@pytest.mark.parametrize("cell", CELLS)
+@pytest.mark.parametrize("cell", sorted({*CELLS, *TABLE_CELLS}))
 def test_no_part_of_a_tile_covers_another_and_all_stay_clear_of_the_outline(cell: int) -> None:
     for tile, age in tiles_to_check():
         lay = tile_layout(tile, age, 0, 0, cell)
@@ -75,7 +79,7 @@ def test_no_part_of_a_tile_covers_another_and_all_stay_clear_of_the_outline(cell
             assert not overlap(box_a, box_b), (tile.type, age, cell, a, b)
 
 
-@pytest.mark.parametrize("cell", CELLS)
+@pytest.mark.parametrize("cell", sorted({*CELLS, *(c for c in TABLE_CELLS if c >= THUMB_CELL)}))
 def test_every_cube_of_a_full_civil_building_on_reason_has_a_place(cell: int) -> None:
     for btype in (BuildingType.HAMLET, BuildingType.TOWN, BuildingType.CITY):
         cubes = [0] * capacity(btype)
@@ -83,6 +87,24 @@ def test_every_cube_of_a_full_civil_building_on_reason_has_a_place(cell: int) ->
         assert [p.seat for p in lay.places] == cubes
         # large enough to tell the shapes apart where the board is read; a dot on thumbnails
         assert all(p.r >= (3 if cell >= DETAIL_CELL else 0.8) for p in lay.places)
+
+
+@pytest.mark.parametrize("cell", THUMB_CELLS)
+def test_on_the_smallest_maps_cubes_too_small_to_see_are_left_out_never_degenerate(
+        cell: int) -> None:
+    """The table's small ages (8-11 px a square): a cube or marker is drawn at a radius of at
+    least 0.8 px or not at all (the Boards image shows them), and a printed hamlet whose cube
+    would be smaller shows its house."""
+    for tile, age in tiles_to_check():
+        lay = tile_layout(tile, age, 0, 0, cell)
+        tokens = [t for t in (lay.owner, lay.marker, *lay.places) if t is not None]
+        assert all(t.r >= MIN_SPECK for t in tokens), (tile.type, cell)
+    square = next(iter(sorted(PRINTED_HAMLETS)))
+    house, place = hamlet_layout(square, Age.REASON, 3, 0, 0, cell)
+    assert (place is not None and place.r >= MIN_SPECK) or (place is None and house is not None)
+    view = public_view(position(4, reason="Town G5 cubes=1,2; City I13 cubes=0,0,1,2",
+                                hamlet_cubes={"Q14": 2}))
+    board_layer(view.boards[Age.REASON], BoardGeometry(cell, labels=False))  # paints
 
 
 def test_names_give_way_to_codes_rather_than_being_cut() -> None:
@@ -98,7 +120,7 @@ def test_names_give_way_to_codes_rather_than_being_cut() -> None:
     assert tile_layout(monastery, Age.MIGHT, 0, 0, THUMB_CELL).name is None
 
 
-@pytest.mark.parametrize("cell", CELLS)
+@pytest.mark.parametrize("cell", sorted({*CELLS, *(c for c in TABLE_CELLS if c >= THUMB_CELL)}))
 def test_a_printed_hamlet_on_reason_shows_its_cube_clear_of_the_house(cell: int) -> None:
     square = next(iter(sorted(PRINTED_HAMLETS)))
     house, place = hamlet_layout(square, Age.REASON, 3, 0, 0, cell)

@@ -132,7 +132,7 @@ def test_alt_texts_speak_the_games_language() -> None:
     assert "Alice (cercle indigo) 10 écus, 2 cartes, 18 cubes, les deux aventuriers sur " \
            "Puissance" in french
     assert "Players" not in french
-    german = render.alt_text(view, states.NAMES_4, events, lang="de")
+    german = render.alt_text(view, states.NAMES_4, lang="de")  # no move: room for the boards
     assert "Macht: 2 Bergfriede, 1 Burg" in german
     from .test_summary import fixed_summary
     summary = render.summary_alt_text(fixed_summary(), states.NAMES_5, lang="de")

@@ -8,7 +8,7 @@ import io
 from PIL import Image
 
 import render
-from engine import Age, BuildingType, Construct, Event, Populate, apply, public_view
+from engine import Age, BuildingType, Choose, Construct, Event, Populate, apply, public_view
 from engine.builder import position
 from engine.constants import COLS
 from render.board import BoardGeometry
@@ -55,7 +55,7 @@ def test_the_move_image_shows_the_focus_large_and_the_other_ages_small() -> None
 def _owner_pixels(img: Image.Image, box: tuple[float, float, float, float],
                   colour: tuple[int, int, int]) -> int:
     crop = img.crop(tuple(round(v) for v in box))
-    return sum(1 for p in crop.getdata() if sum(abs(a - b) for a, b in zip(p, colour,
+    return sum(1 for p in crop.get_flattened_data() if sum(abs(a - b) for a, b in zip(p, colour,
                                                                           strict=False)) <= 60)
 
 
@@ -97,7 +97,11 @@ def test_the_caption_says_the_whole_move_or_counts_the_rest() -> None:
     lay = move_layout(view, states.NAMES_4, events)
     text = " ".join(lay.caption.action)
     assert text.startswith("Alice builds a Keep at F4 on Might")
-    assert "(+4 more changes, outlined on the boards.)" in text
+    # the two paradoxes are said (R29); the two ripples are counted
+    assert "Magnificent's Chapel at G5 on Faith is erased" in text
+    assert "The Town at G5 on Reason is erased" in text
+    assert "ripples" not in text
+    assert text.endswith("(+2 more changes, outlined on the boards.)")
     assert "…" not in text and "(R17)" not in text
     state = position(2, hands={0: "mmrc"})
     after, built = apply(state, 0, Construct(age=Age.MIGHT, building=BuildingType.WATCHTOWER,
@@ -117,3 +121,40 @@ def test_every_player_is_in_the_key_whole() -> None:
         assert "".join(entry.lines).replace(" ", "") == name.replace(" ", "")
     assert [e.marked for e in lay.key] == [True, False, False, False]  # Alice's turn
     assert lay.height >= lay.key_at[1] + sum(e.height for e in lay.key)
+
+
+def _downsizing() -> Event:
+    """Chen's Monastery at J4 on Faith downsized to a Chapel at K5 (R33), after his choice."""
+    state = position(3, faith="Monastery F4 1; Chapel F6 1; Monastery J4 2", hands={0: "cccm"})
+    state, _ = apply(state, 0, Construct(age=Age.MIGHT, building=BuildingType.TOWN,
+                                         square="H5"))
+    _, events = apply(state, 2, Choose(option=3))
+    return next(e for e in events if e.kind == "downsized")
+
+
+def test_r29_r33_a_paradox_or_a_downsizing_is_never_hidden_behind_the_count() -> None:
+    """Told last in a long move, the erased Chapel (R29) and the downsized Monastery (R33)
+    still come right after what the player did; the ripples that do not fit are counted."""
+    view, events, _ = states.mid_game()
+    built, paradox, ripple = events[0], events[1], events[2]
+    move = [built, *[ripple] * 6, _downsizing(), paradox]
+    text = " ".join(move_layout(view, states.NAMES_4, move).caption.action)
+    first = text.index("Alice builds a Keep at F4")
+    shrunk = text.index("Chen's Monastery at J4 on Faith is downsized to a Chapel at K5")
+    erased = text.index("Magnificent's Chapel at G5 on Faith is erased")
+    assert first < shrunk < erased  # in the order they happened
+    shown = text.count("ripples to Faith")
+    assert shown < 6
+    assert text.endswith(f"(+{6 - shown} more changes, outlined on the boards.)")
+    # every sentence whole: the count is the only thing in parentheses
+    assert text.count("(") == 1 and "…" not in text
+
+
+def test_r29_losses_that_take_more_than_three_lines_grow_the_caption() -> None:
+    view, events, _ = states.mid_game()
+    built, paradox = events[0], events[1]
+    move = [built, *[paradox] * 5]
+    lay = move_layout(view, states.NAMES_4, move)
+    assert " ".join(lay.caption.action).count("is erased") == 5
+    assert len(lay.caption.action) > 3
+    assert "more change" not in " ".join(lay.caption.action)

@@ -95,7 +95,7 @@ def test_the_palette_keeps_every_flat_colour_exactly_and_text_edges_close() -> N
     colours = palette_colours()
     strip = Image.new("RGB", (len(colours), 1))
     strip.putdata(colours)
-    assert list(to_palette(strip).convert("RGB").getdata()) == colours
+    assert list(to_palette(strip).convert("RGB").get_flattened_data()) == colours
 
 
 def test_images_are_stored_as_palette_pngs() -> None:

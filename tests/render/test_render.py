@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -111,12 +112,16 @@ def test_alt_text_of_the_end_names_the_winners() -> None:
 
 
 def test_alt_text_stays_short_with_long_names_and_many_events() -> None:
+    """Whose turn and what the move did come first; what does not fit is left out in whole
+    sentences, counted in the last one."""
     view, events, _ = states.mid_game()
     names = ["N" * 32 + str(i) for i in range(4)]
     text = alt_text(view, names, events * 10)
     assert len(text) <= render.ALT_TEXT_LIMIT
-    assert "round 5 of 7" in text
-    assert "Players:" in text
+    assert text.startswith("Khronos boards, round 5 of 7. " + names[0] + "'s turn.")
+    assert "Last move, outlined on the boards: " + names[0] + " builds a Keep" in text
+    assert re.search(r"\((\d+) more sentences left out\.\)$", text)
+    assert "…" not in text
 
 
 @pytest.mark.parametrize(("players", "seed"), [(2, 3), (5, 11)])

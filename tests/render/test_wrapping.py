@@ -12,10 +12,12 @@ from PIL import Image
 import render
 import render.board
 import render.images
+import render.marks
 import render.panel
 import render.strings
 import render.style
 import render.summary
+import render.table
 from engine import Age, Options, PublicView, apply, new_game, player_view, public_view
 from engine.random_player import random_action
 from engine.state import Choice, Decision
@@ -72,7 +74,7 @@ class Recorder:
 
 
 MODULES: list[ModuleType] = [render.style, render.board, render.panel, render.images,
-                             render.summary]
+                             render.summary, render.table, render.marks]
 
 
 @pytest.fixture
@@ -116,6 +118,11 @@ def test_no_text_is_cut_or_leaves_the_image(recorder: Recorder, lang: str) -> No
     render.summary_png(game_summary(start, steps), LONG_NAMES, lang=lang)
     render.move_png(states.end_game(), states.NAMES_5, lang=lang)
     render.boards_png(states.end_game(), LONG_NAMES, lang=lang)
+    render.table_png(pending, names, events * 3, lang=lang)
+    render.table_png(public_view(state), LONG_NAMES, steps[-1][1], lang=lang)
+    render.table_png(states.end_game(), LONG_NAMES, lang=lang)
+    which, which_events = states.choice_which()
+    render.table_png(which, LONG_NAMES[:3], which_events, lang=lang)
     texts = [t for t, _, _ in recorder.drawn]
     with render.strings.speaking(lang):
         waiting = render.strings.say("status.choosing", name=names[1])
