@@ -20,7 +20,7 @@ lint: $(DEV_STAMP)
 	$(BIN)/mypy engine render ai bot
 
 test: lint
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto
 
 # every benchmark at a size that takes minutes; the AI's full tournament (200 games per
 # pairing, hours on 2 cores) is `python benchmarks/bench_ai.py` on its own

@@ -3,7 +3,7 @@
 ``bot/locales/<language>.toml`` holds one catalogue per language; nested tables make dotted
 keys (``[suggest] build = "..."`` is the key ``suggest.build``). English is the default: a key
 missing in French or German falls back to it. The English of the slash commands' names,
-descriptions and choices is the command table itself (``textcommands.COMMANDS``); their French
+descriptions and choices is the command table itself (``bot.commands.COMMANDS``); their French
 and German are in the catalogues under ``commands.*``, ``options.*``, ``groups.*`` and
 ``choices.*`` (see docs/discord.md).
 

@@ -1,4 +1,4 @@
-"""The slash commands, built from the command table of ``bot/commands.py`` alone.
+"""The slash commands, built from the command table of ``bot/commands/`` alone.
 
 Each ``CommandSpec`` becomes one slash command (or a subcommand of its group, ``/game pause``):
 its options in the table's ``form`` order, each declared by a ``ParamTransformer`` that gives

@@ -1,5 +1,6 @@
 """Fixtures: a real database, SQLite in a temporary directory and PostgreSQL in a fresh schema
-(when ``KHRONOS_TEST_DATABASE_URL`` names a server; tests/pg/backend.py), and a service on it."""
+(when ``KHRONOS_TEST_DATABASE_URL`` names a server; tests/storage/postgres/backend.py), and a
+service on it."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 import engine
 from bot.service import GameService, GameSettings, Outcome
 from engine.random_player import random_action
-from tests.pg.backend import BACKENDS, AnyStorage, new_storage
+from tests.storage.postgres.backend import BACKENDS, AnyStorage, new_storage
 
 NAMES = ["Ann", "Bob", "Cid", "Dee", "Eve"]
 

@@ -8,7 +8,7 @@ import engine
 from bot.service import GameService
 from bot.storage.sqlite import SqliteStorage
 from engine import Age, EndTurn, EngineError, NotYourTurn, StaleState, Travel
-from tests.pg.backend import another
+from tests.storage.postgres.backend import another
 
 from .conftest import current_user, started_game
 

@@ -17,7 +17,7 @@ async def deadline_of(storage: SqliteStorage, service: GameService, channel: int
     return due
 
 
-async def test_defect5_away_then_back_repeated_does_not_push_the_deadline_back(
+async def test_away_then_back_repeated_does_not_push_the_deadline_back(
         service: GameService, clock: Clock, storage: SqliteStorage) -> None:
     await started_game(service, 1, players=2, seed=3,
                        settings=GameSettings(reminder_hours=12, deadline_hours=24))
@@ -36,7 +36,7 @@ async def test_defect5_away_then_back_repeated_does_not_push_the_deadline_back(
     assert due <= first + MAX_AWAY_HOURS * HOUR + 1
 
 
-async def test_defect5_a_choice_for_another_seat_then_undo_keeps_the_turns_deadline(
+async def test_a_choice_for_another_seat_then_undo_keeps_the_turns_deadline(
         service: GameService, clock: Clock, storage: SqliteStorage) -> None:
     """R32/R33/R37: the build hands a choice to seat 1; undoing it, again and again, gives
     seat 0 back the deadline his turn started with."""

@@ -41,7 +41,7 @@ class FullDisk:
         return 0.0  # long overdue
 
 
-async def test_defect6_a_full_disk_makes_the_timer_loop_back_off_and_say_it_once(
+async def test_a_full_disk_makes_the_timer_loop_back_off_and_say_it_once(
         caplog: pytest.LogCaptureFixture) -> None:
     service = FullDisk()
     slept: list[float] = []
@@ -68,7 +68,7 @@ async def test_defect6_a_full_disk_makes_the_timer_loop_back_off_and_say_it_once
     assert len(errors) == 1 and "cannot be used" in errors[0].getMessage()
 
 
-async def test_defect7_a_deleted_database_file_is_refused_loudly(
+async def test_a_deleted_database_file_is_refused_loudly(
         tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     storage = await SqliteStorage.in_dir(tmp_path).open()
     try:
@@ -85,7 +85,7 @@ async def test_defect7_a_deleted_database_file_is_refused_loudly(
         await storage.close()
 
 
-async def test_defect8_commands_cancelled_anywhere_leave_the_storage_usable(
+async def test_commands_cancelled_anywhere_leave_the_storage_usable(
         tmp_path: Path) -> None:
     storage = await SqliteStorage.in_dir(tmp_path).open()
     try:

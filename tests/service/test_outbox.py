@@ -13,8 +13,8 @@ import engine
 from bot.service import GameService
 from bot.service.outbox import CLAIM_FOR, MAX_ATTEMPTS, Deliverer, Delivery, RetryLater
 from bot.storage.sqlite import SqliteStorage
-from tests.pg.backend import AnyStorage, another
 from tests.service.conftest import Clock, current_user, random_move, started_game
+from tests.storage.postgres.backend import AnyStorage, another
 
 
 class Recorder:

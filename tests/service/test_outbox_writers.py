@@ -17,8 +17,8 @@ import pytest
 
 from bot.service import GameService, Outcome, outbox
 from bot.service.outbox import REPLY_WINDOW, Deliverer, Delivery
-from tests.pg.backend import AnyStorage, another
 from tests.service.conftest import Clock, started_game
+from tests.storage.postgres.backend import AnyStorage, another
 
 Event = tuple[str, str, int]  # (process, kind, row id), in the order people see them
 

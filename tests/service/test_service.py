@@ -31,7 +31,7 @@ from engine import (
     StaleState,
     Travel,
 )
-from tests.pg.backend import execute_raw
+from tests.storage.postgres.backend import execute_raw
 
 from .conftest import Clock, current_user, random_move, started_game
 

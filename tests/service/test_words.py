@@ -16,7 +16,7 @@ from bot.service.outbox import delivery
 from bot.service.texts import counted
 from bot.storage.sqlite import SqliteStorage
 from engine import MalformedAction
-from tests.pg.backend import AnyStorage, execute_raw
+from tests.storage.postgres.backend import AnyStorage, execute_raw
 
 from .conftest import Clock, current_user, random_move, started_game
 

@@ -16,7 +16,7 @@ import render
 from bot.images import names_list
 from engine import Age, BuildingType
 from engine.builder import position
-from tests.e2e.conftest import Scene, set_position
+from tests.discord.conftest import Scene, set_position
 from tests.fakediscord.models import FakeMessage
 
 

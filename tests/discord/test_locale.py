@@ -18,8 +18,8 @@ from bot.discord.slash import english_strings
 from bot.service import GameService
 from bot.storage.sqlite import SqliteStorage
 from engine import Family
-from tests.e2e.conftest import Scene
-from tests.e2e.test_slash import first_player_has, make_bot, run, synced
+from tests.discord.conftest import Scene
+from tests.discord.test_slash import first_player_has, make_bot, run, synced
 from tests.fakediscord.fake import FakeDiscord
 from tests.fakediscord.models import Perm
 

@@ -14,7 +14,7 @@ from bot.discord.app import KhronosBot, create_bot
 from bot.service import HOUR, GameService
 from bot.settings import Settings
 from bot.storage.sqlite import SqliteStorage
-from tests.e2e.test_bot_game import decodes
+from tests.discord.test_bot_game import decodes
 from tests.fakediscord.fake import FakeDiscord
 from tests.fakediscord.models import FakeChannel, FakeUser
 from tests.service.conftest import Clock

@@ -18,10 +18,10 @@ from bot.settings import Settings
 from bot.storage.postgres import PgStorage
 from engine import Age, BuildingType, Construct
 from engine.builder import position
-from tests.e2e.test_bot_game import Table
+from tests.discord.test_bot_game import Table
 from tests.fakediscord.fake import FakeDiscord
 from tests.fakediscord.models import FakeGuild
-from tests.pg.backend import PG_URL, needs_pg, pg_schema
+from tests.storage.postgres.backend import PG_URL, needs_pg, pg_schema
 
 pytestmark = needs_pg
 

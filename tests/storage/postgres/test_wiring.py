@@ -22,7 +22,7 @@ from bot.storage.postgres import PgStorage
 from bot.terminal.app import run_local
 from tests.fakediscord.fake import FakeDiscord
 from tests.fakediscord.fixtures import fake_discord  # noqa: F401
-from tests.pg.backend import PG_URL, needs_pg, pg_connect, pg_schema
+from tests.storage.postgres.backend import PG_URL, needs_pg, pg_connect, pg_schema
 
 
 def closed_port() -> int:

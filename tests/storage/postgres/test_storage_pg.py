@@ -16,8 +16,8 @@ from bot.storage.api import safe_url
 from bot.storage.postgres import MIGRATIONS, SCHEMA_VERSION, PgStorage
 from bot.storage.sqlite import SqliteStorage
 from engine import Age, EndTurn, EngineError, Travel
-from tests.pg.backend import PG_URL, needs_pg, pg_connect, pg_schema
 from tests.service.conftest import Clock, current_user, started_game
+from tests.storage.postgres.backend import PG_URL, needs_pg, pg_connect, pg_schema
 
 HOUR = 3600.0
 

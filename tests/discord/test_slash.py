@@ -16,7 +16,7 @@ from bot.service import GameService
 from bot.settings import Settings
 from bot.storage.sqlite import SqliteStorage
 from engine import Age, BuildingType, Family
-from tests.e2e.conftest import Scene, SeededBot, set_position
+from tests.discord.conftest import Scene, SeededBot, set_position
 from tests.fakediscord.fake import FakeDiscord
 from tests.fakediscord.models import CommandNotAvailable, FakeChannel, FakeGuild, FakeUser
 
@@ -39,7 +39,7 @@ def first_player_has(hand_needs: dict[Family, int]) -> int:
 async def make_bot(fake: FakeDiscord, data: Path, guild: FakeGuild,
                    seed: int | None = None) -> tuple[KhronosBot, SqliteStorage]:
     """A bot and its opened storage (the caller closes it); the tests here use the
-    ``seeded_bot`` fixture, tests/e2e/test_locale.py this."""
+    ``seeded_bot`` fixture, tests/discord/test_locale.py this."""
     storage = await SqliteStorage.in_dir(data).open()
     service = GameService(storage, seeds=None if seed is None else (lambda: seed))
     settings = Settings(DISCORD_TOKEN=fake.token, KHRONOS_DATA_DIR=data,

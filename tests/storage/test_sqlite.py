@@ -1,5 +1,5 @@
 """SqliteStorage: migrations, WAL, and a round trip of every table on a real SQLite file (and, for
-the tests on the ``storage`` fixture, on PostgreSQL: tests/pg/backend.py)."""
+the tests on the ``storage`` fixture, on PostgreSQL: tests/storage/postgres/backend.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from bot.storage.api import SeatRow
 from bot.storage.sqlite import DB_FILENAME, MIGRATIONS, SCHEMA_VERSION, SqliteStorage
 from engine import StaleState
-from tests.pg.backend import INTEGRITY_ERRORS
+from tests.storage.postgres.backend import INTEGRITY_ERRORS
 
 
 async def test_migrations_from_an_empty_file(tmp_path: Path) -> None:

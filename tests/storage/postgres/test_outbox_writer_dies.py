@@ -25,10 +25,10 @@ from bot.service import GameService, outbox
 from bot.service.outbox import REPLY_WINDOW, Deliverer, Delivery
 from bot.storage.postgres import PgStorage
 from bot.storage.sqlite import SqliteStorage
-from tests.pg.backend import BACKENDS, AnyStorage, new_storage
 from tests.service.conftest import Clock, started_game
+from tests.storage.postgres.backend import BACKENDS, AnyStorage, new_storage
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 class Channel:

@@ -1,5 +1,6 @@
-"""One bot process for tests/pg/test_bot_processes.py: the real bot (``KhronosBot``) on one
-shard, its service on PostgreSQL, connected to the fake Discord that runs in the test process.
+"""One bot process for tests/storage/postgres/test_bot_processes.py: the real bot
+(``KhronosBot``) on one shard, its service on PostgreSQL, connected to the fake Discord that
+runs in the test process.
 
 Argument: a JSON object with the fake's addresses and token, the server to sync commands in,
 the shard id and count, the database URL and schema, the data folder, and ``kill_at``: kill

@@ -16,13 +16,13 @@ import pytest
 
 from bot.service import GameService, GameSettings
 from bot.storage.postgres import PgStorage
-from tests.pg.backend import PG_URL, needs_pg, pg_schema
 from tests.service.conftest import Clock, started_game
+from tests.storage.postgres.backend import PG_URL, needs_pg, pg_schema
 
 pytestmark = needs_pg
 
 WORKER = Path(__file__).with_name("worker.py")
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 HOUR = 3600.0
 
 

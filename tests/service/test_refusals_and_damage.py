@@ -11,11 +11,11 @@ import engine
 from bot.commands import Context, parse_line, run_line
 from bot.service import DamagedGame, GameService, GameSettings, NotSeated, PermissionDenied
 from engine import MalformedAction
-from tests.pg.backend import AnyStorage, execute_raw
 from tests.service.conftest import current_user, started_game
+from tests.storage.postgres.backend import AnyStorage, execute_raw
 
 
-async def test_defect12_a_player_named_like_a_seat_token_keeps_his_own_name(
+async def test_a_player_named_like_a_seat_token_keeps_his_own_name(
         service: GameService) -> None:
     """A display name "{P1}" at seat 0 must not make his moves read as seat 1's (Bob's)."""
     channel = 0
@@ -35,7 +35,7 @@ async def test_defect12_a_player_named_like_a_seat_token_keeps_his_own_name(
     assert "{P1}" in first_line and "Bob" not in first_line, first_line
 
 
-async def test_defect14_a_kicked_player_cannot_read_his_old_seats_hand(
+async def test_a_kicked_player_cannot_read_his_old_seats_hand(
         service: GameService) -> None:
     await service.create_game(2, 21, "Ann", seed=3)
     await service.join(2, 22, "Bob")
@@ -54,18 +54,18 @@ async def test_defect14_a_kicked_player_cannot_read_his_old_seats_hand(
     ("/replace Bob 99999999999999999999999", "not a Discord user id"),
     ("/away 1e999", "finite"),
 ])
-def test_defect15_bad_numbers_and_misplaced_words_are_refused(line: str, words: str) -> None:
+def test_bad_numbers_and_misplaced_words_are_refused(line: str, words: str) -> None:
     with pytest.raises(MalformedAction, match=words):
         parse_line(line)
 
 
-def test_defect15_a_refusal_repeats_only_a_short_excerpt_of_what_was_typed() -> None:
+def test_a_refusal_repeats_only_a_short_excerpt_of_what_was_typed() -> None:
     with pytest.raises(MalformedAction) as err:
         parse_line("/build " + "x" * 5000 + " C4 might")
     assert len(err.value.message) < 400
 
 
-async def test_defect15_terminal_commands_with_bad_numbers_change_nothing(
+async def test_terminal_commands_with_bad_numbers_change_nothing(
         service: GameService) -> None:
     ctx = Context(channel_id=3, user_id=31, user_name="Ann", guild_id=1, is_admin=False)
     for line in ("/create reminder:nan", "/create 6"):
@@ -75,7 +75,7 @@ async def test_defect15_terminal_commands_with_bad_numbers_change_nothing(
         await service.info(3)  # no game was created
 
 
-async def test_defect9_a_state_breaking_an_invariant_is_damaged_and_contained(
+async def test_a_state_breaking_an_invariant_is_damaged_and_contained(
         service: GameService, storage: AnyStorage) -> None:
     """RULES.md §9 (cubes on boards + in supply = 25): a state that breaks it is noticed on
     load; the game refuses with DamagedGame and can be rebuilt; another game plays on."""
@@ -97,7 +97,7 @@ async def test_defect9_a_state_breaking_an_invariant_is_damaged_and_contained(
     assert (await service.snapshot(4))[1] == good
 
 
-async def test_defect9_damaged_settings_or_events_never_crash_other_commands(
+async def test_damaged_settings_or_events_never_crash_other_commands(
         service: GameService, storage: AnyStorage) -> None:
     await started_game(service, 6, players=2, seed=6)  # users 61, 62
     await service.create_game(7, 61, "Ann", seed=7)  # 61 plays in both games
@@ -123,7 +123,7 @@ async def test_defect9_damaged_settings_or_events_never_crash_other_commands(
     assert entries and "damaged" in entries[0].text
 
 
-async def test_defect10_a_kicked_player_cannot_rebuild_and_a_rebuild_keeps_the_deadline(
+async def test_a_kicked_player_cannot_rebuild_and_a_rebuild_keeps_the_deadline(
         service: GameService, storage: AnyStorage) -> None:
     await started_game(service, 8, players=3, seed=8,
                        settings=GameSettings(deadline_hours=24))
@@ -142,7 +142,7 @@ async def test_defect10_a_kicked_player_cannot_rebuild_and_a_rebuild_keeps_the_d
     assert again == due
 
 
-async def test_defect16_replays_for_board_move_run_off_the_event_loop(
+async def test_replays_for_board_move_run_off_the_event_loop(
         service: GameService, monkeypatch: pytest.MonkeyPatch) -> None:
     """/board move:N replays the game from its seed; that must not run on the loop's thread
     (40 at once blocked every other interaction). Timing is measured in benchmarks/."""
@@ -164,7 +164,7 @@ async def test_defect16_replays_for_board_move_run_off_the_event_loop(
     assert threads and threading.get_ident() not in threads
 
 
-async def test_defect9_a_damaged_game_tells_its_channel_once_when_its_timers_come_due(
+async def test_a_damaged_game_tells_its_channel_once_when_its_timers_come_due(
         service: GameService, storage: AnyStorage, clock: Any) -> None:
     """Damaged settings used to make every due timer raise (retried every 10 minutes,
     forever); now the timers of a damaged game are dropped and the channel hears it once."""

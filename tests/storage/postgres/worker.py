@@ -1,5 +1,5 @@
-"""One bot process in the multi-process tests (tests/pg/test_processes.py): a GameService on
-the PostgreSQL schema named on the command line.
+"""One bot process in the multi-process tests (tests/storage/postgres/test_processes.py): a
+GameService on the PostgreSQL schema named on the command line.
 
 ``play``: act in channel 1 until the game reaches ``--until`` moves, each time the move that
 ``Random(step)`` picks for the current state, so that every worker tries the same move at the

@@ -1,5 +1,5 @@
-"""Two bot OS processes (tests/pg/bot_child.py), one shard each, against the fake Discord and
-one PostgreSQL database. The game's server is on shard 1; DMs are on shard 0, the other
+"""Two bot OS processes (tests/storage/postgres/bot_child.py), one shard each, against the fake
+Discord and one PostgreSQL database. The game's server is on shard 1; DMs are on shard 0, the other
 process. The process of shard 0 is killed by SIGKILL inside the commit of a choice (holding
 the game's lock): the other process goes on, a new process of shard 0 takes the click again,
 and the choice is applied once."""
@@ -17,20 +17,20 @@ import engine
 from bot.service import GameService
 from bot.storage.postgres import PgStorage
 from engine import EndTurn
-from tests.e2e.test_bot_game import Table
+from tests.discord.test_bot_game import Table
 from tests.fakediscord.fake import FakeDiscord
 from tests.fakediscord.models import FakeChannel, FakeUser
-from tests.pg.backend import PG_URL, needs_pg, pg_schema
-from tests.pg.test_two_bots import HAMLET, guild_on_shard, junction
+from tests.storage.postgres.backend import PG_URL, needs_pg, pg_schema
+from tests.storage.postgres.test_two_bots import HAMLET, guild_on_shard, junction
 
 pytestmark = needs_pg
 
 CHILD = Path(__file__).with_name("bot_child.py")
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 class DbTable(Table):
-    """The driver of tests/e2e, reading the game from the database (the bots are elsewhere)."""
+    """The driver of tests/discord, reading the game from the database (the bots are elsewhere)."""
 
     def __init__(self, fake: FakeDiscord, service: GameService, ch: FakeChannel,
                  users: list[FakeUser]) -> None:

@@ -19,8 +19,8 @@ from bot.service import MARK, TimerKind, is_computer
 from bot.storage.api import OutboxRow
 from bot.storage.sqlite import SqliteStorage
 from engine import Age
-from tests.e2e.conftest import Scene
-from tests.e2e.test_bot_game import Table, decodes, pick
+from tests.discord.conftest import Scene
+from tests.discord.test_bot_game import Table, decodes, pick
 from tests.fakediscord.fake import FakeDiscord
 from tests.fakediscord.models import FakeChannel, FakeMessage, FakeUser
 

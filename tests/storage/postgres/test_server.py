@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from tests.pg.backend import PG_URL, pg_connect
+from tests.storage.postgres.backend import PG_URL, pg_connect
 
 
 def test_ci_gives_a_postgresql_server() -> None:

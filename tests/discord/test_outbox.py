@@ -17,8 +17,8 @@ import engine
 from bot.service import GameService, PermissionDenied
 from bot.storage.sqlite import SqliteStorage
 from engine import Age, BuildingType
-from tests.e2e.conftest import Scene, set_position
-from tests.e2e.test_bot_game import Table, decodes
+from tests.discord.conftest import Scene, set_position
+from tests.discord.test_bot_game import Table, decodes
 from tests.fakediscord.fake import FakeDiscord
 from tests.fakediscord.models import FakeChannel, FakeMessage, FakeUser, Perm
 
@@ -46,7 +46,7 @@ async def two_seated(table: Table, alice: FakeUser,
     return info, state, first, bob if first is alice else alice
 
 
-async def test_defect1_boards_refused_403_the_move_stands_and_is_told_in_words(
+async def test_boards_refused_403_the_move_stands_and_is_told_in_words(
         scene: Scene) -> None:
     """No Attach Files in the channel: the post comes as text with the alt text, the channel
     hears once which permission is missing, the ping and the DMs still go out, and the player
@@ -74,7 +74,7 @@ async def test_defect1_boards_refused_403_the_move_stands_and_is_told_in_words(
         assert len(notices) == 1, "the missing permission is said once per game"
 
 
-async def test_defect1_a_server_error_on_the_post_is_retried_not_reported_as_nothing_done(
+async def test_a_server_error_on_the_post_is_retried_not_reported_as_nothing_done(
         scene: Scene) -> None:
     fake, ch = scene.fake, scene.ch
     alice, bob = fake.add_user("alice"), fake.add_user("bob")
@@ -93,7 +93,7 @@ async def test_defect1_a_server_error_on_the_post_is_retried_not_reported_as_not
         assert [m for m in new if m.attachments] == [new[0]], "posted once"
 
 
-async def test_defect2_a_move_committed_before_a_crash_is_posted_after_the_restart(
+async def test_a_move_committed_before_a_crash_is_posted_after_the_restart(
         scene: Scene) -> None:
     """The process dies between the commit and the post: the next start posts the boards
     (marked late) and pings the next player."""
@@ -115,7 +115,7 @@ async def test_defect2_a_move_committed_before_a_crash_is_posted_after_the_resta
             assert new[0].attachments and new[0].content.startswith("(Delayed:")
 
 
-async def test_defect2_sigterm_stops_commands_and_finishes_deliveries(
+async def test_sigterm_stops_commands_and_finishes_deliveries(
         scene: Scene) -> None:
     fake, ch = scene.fake, scene.ch
     alice, bob = fake.add_user("alice"), fake.add_user("bob")
@@ -138,7 +138,7 @@ async def test_defect2_sigterm_stops_commands_and_finishes_deliveries(
             "the move before the signal stands; the /end after it was not played"
 
 
-async def test_defect4_the_closed_dm_notice_is_said_once_even_across_restarts(
+async def test_the_closed_dm_notice_is_said_once_even_across_restarts(
         scene: Scene) -> None:
     fake, ch = scene.fake, scene.ch
     alice, carol = fake.add_user("alice"), fake.add_user("carol", dms_open=False)
@@ -156,7 +156,7 @@ async def test_defect4_the_closed_dm_notice_is_said_once_even_across_restarts(
     assert len(notes) == 1
 
 
-async def test_defect3_and_13_confirm_then_cancel_says_the_move_was_played(
+async def test_confirm_then_cancel_says_the_move_was_played(
         scene: Scene) -> None:
     """R24/R25 preview: Confirm plays the previewed move exactly (the button holds a short key,
     not the move); Cancel afterwards says it was played; a second Confirm plays nothing."""
@@ -197,7 +197,7 @@ async def test_defect3_and_13_confirm_then_cancel_says_the_move_was_played(
         assert (await table.state())[0].version == after.version
 
 
-async def test_defect11_no_message_of_the_bot_can_ping_everyone(
+async def test_no_message_of_the_bot_can_ping_everyone(
         scene: Scene) -> None:
     """A player called @everyone with closed DMs, whose choice (R32/R33/R37) falls back to the
     channel: the message mentions him alone."""
@@ -233,7 +233,7 @@ async def test_defect11_no_message_of_the_bot_can_ping_everyone(
         assert not any(m.notifies_everyone() for m in sent)
 
 
-async def test_defect12_a_player_named_like_a_seat_token_is_shown_as_himself(
+async def test_a_player_named_like_a_seat_token_is_shown_as_himself(
         scene: Scene) -> None:
     """Seat 0 is called "{P1}": his /end is posted under his name, not seat 1's."""
     fake, ch = scene.fake, scene.ch

@@ -1,0 +1,246 @@
+"""The command vocabulary, in one table (``COMMANDS``): every command's name, description,
+parameters in order, the Discord group it belongs to, and its handler (``handlers.py``): a
+new command is one entry here and one handler. Both front ends run commands from this table
+(``lines.execute``), and the Discord adapter builds its slash commands from it alone (names,
+descriptions, choices; ``bot/discord/slash.py``). ``help_text`` is the reference made from it.
+
+Each parameter's kind says how its value is read (``params.PARSERS``) and which option type
+Discord shows; ``form`` is the order in which Discord asks the options (the order a player
+fills them: the age before the square that depends on it), when it differs from the typed
+order; ``parent``, the Discord group; ``guild_only``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from .. import i18n
+from ..service import GameService, Outcome, Reply
+from . import handlers as h
+from .handlers import ActionOf, Args, Context, Handler, play
+from .params import Param
+
+Group = Literal["lobby", "turn", "info", "self", "admin"]
+
+
+@dataclass(frozen=True)
+class CommandSpec:
+    name: str
+    description: str
+    group: Group
+    params: tuple[Param, ...] = ()
+    usage: str = ""
+    keywords: tuple[str, ...] = field(default=())  # params usually given by name ("at B3")
+    form: tuple[str, ...] = ()  # Discord's order of the options, when not the typed order
+    parent: str | None = None  # the Discord group ("game": /game pause)
+    guild_only: bool = True  # False: also in a direct message with the bot
+    run: Handler | None = None  # what the command does (a turn command: ``action``, played)
+    action: ActionOf | None = None  # a turn command: the engine action it stands for
+
+    @property
+    def handler(self) -> Handler:
+        if self.run is not None:
+            return self.run
+        assert self.action is not None, f"/{self.name} has neither a handler nor an action"
+        return play(self.action)
+
+    @property
+    def form_params(self) -> tuple[Param, ...]:
+        """The parameters in the order Discord asks them (required ones first, as Discord
+        demands)."""
+        if not self.form:
+            return self.params
+        by_name = {p.name: p for p in self.params}
+        return tuple(by_name[n] for n in self.form)
+
+    @property
+    def path(self) -> str:
+        """How Discord spells it: ``pause`` or, in a group, ``game pause``."""
+        return f"{self.parent} {self.name}" if self.parent else self.name
+
+
+async def help_command(service: GameService, ctx: Context, args: Args) -> Outcome:
+    """/help: the command reference, or with ``rules`` the rules in short."""
+    rules = args.get("topic") == "rules"
+    return Outcome(game=None, reply=Reply(rules_text(ctx.locale) if rules
+                                          else help_text(ctx.locale)))
+
+
+_CARDS = "cards as letters: m military, r religious, c civil (e.g. mmr)"
+_BOARDS = ("might", "faith")  # R40: no construction, upgrade or demolition on Reason
+GROUPS = {"game": "Manage this channel's game (its creator or a server admin)"}
+
+COMMANDS: dict[str, CommandSpec] = {
+    c.name: c
+    for c in (
+        # --- lobby ---
+        CommandSpec("create", "Open a game of Khronos in this channel", "lobby", (
+            Param("players", "int", "Start automatically when this many have joined (2-5)",
+                  False, 2, 5),
+            Param("holdem", "flag", "Play with the Hold'em rule (R10)", False),
+            Param("reminder", "number", "Hours before a reminder (default 24)", False, 1, 720),
+            Param("deadline", "number", "Hours before the turn ends by itself (optional)",
+                  False, 1, 720),
+            Param("bots", "int", "Computer players to seat at once (0-4)", False, 0, 4),
+            Param("level", "level", "The computers' level: easy or normal (default normal)",
+                  False),
+        ), "/create 3 holdem", run=h.create),
+        CommandSpec("join", "Take a seat in this channel's game", "lobby", (), "/join", run=h.join),
+        CommandSpec("leave", "Leave the game before it starts", "lobby", (), "/leave", run=h.leave),
+        CommandSpec("start", "Start the game (creator or admin)", "lobby", (), "/start",
+                    run=h.start),
+        CommandSpec("addbot", "Seat a computer player (creator or admin)", "lobby", (
+            Param("level", "level", "How well it plays: easy or normal (default normal)",
+                  False),
+        ), "/addbot easy", run=h.addbot),
+        CommandSpec("removebot", "Remove the last computer player (creator or admin)", "lobby",
+                    (), "/removebot", run=h.removebot),
+        # --- turn ---
+        CommandSpec("exchange", "R9: discard cards and draw back to 4, for 2 Ecus", "turn", (
+            Param("cards", "cards", f"The cards to discard, {_CARDS}"),
+        ), "/exchange mmr", action=h.exchange),
+        CommandSpec("holdem", "R10: take face-up cards of one family, give as many back", "turn", (
+            Param("take", "cards", f"Face-up cards to take, {_CARDS}"),
+            Param("give", "cards", f"Cards from your hand to put back, {_CARDS}"),
+        ), "/holdem take cc give mr", ("take", "give"), action=h.holdem),
+        CommandSpec("travel", "R13: move an adventurer to another age, for 1 Ecu", "turn", (
+            Param("adventurer", "int", "Which adventurer, 1 or 2 (default: the freer one)",
+                  False, 1, 2),
+            Param("age", "age", "The age to travel to"),
+        ), "/travel 1 faith", form=("age", "adventurer"), action=h.travel),
+        CommandSpec("build", "R15: construct a building on Might or Faith", "turn", (
+            Param("building", "building", "The building type"),
+            Param("square", "square", "Its top-left square, like C4"),
+            Param("age", "age", "The board: might or faith", only=_BOARDS),
+            Param("pay", "cards", f"Terrain surcharge cards (R18), {_CARDS}", False),
+        ), "/build keep C4 might", ("pay",), form=("age", "building", "square", "pay"),
+            action=h.build),
+        CommandSpec("upgrade", "R16: replace a building by a bigger one of its family", "turn", (
+            Param("square", "square", "The building's top-left square"),
+            Param("to", "building", "The new, bigger building type"),
+            Param("age", "age", "The board: might or faith", only=_BOARDS),
+            Param("at", "square", "Top-left square of the new tile, when several fit", False),
+            Param("pay", "cards", f"Terrain surcharge cards (R18), {_CARDS}", False),
+        ), "/upgrade C4 castle might at B3", ("at", "pay"),
+            form=("age", "square", "to", "at", "pay"), action=h.upgrade),
+        CommandSpec("demolish", "R22: remove a size-1 tile for 1 Ecu and 1 card", "turn", (
+            Param("square", "square", "The tile's square"),
+            Param("age", "age", "The board: might or faith", only=_BOARDS),
+        ), "/demolish H2 might", form=("age", "square"), action=h.demolish),
+        CommandSpec("populate", "R41: put your cubes on a civil building on Reason", "turn", (
+            Param("square", "square", "The civil building's top-left square"),
+            Param("count", "int", "How many cubes (1 civil card each)", False, 1, 4),
+        ), "/populate L12 2", action=h.populate),
+        CommandSpec("renovate", "R42: pay cards to renovate a ruin on Reason", "turn", (
+            Param("square", "square", "The ruin's top-left square"),
+            Param("cards", "int", "How many cards now (default: all still owed)", False, 1, 2),
+        ), "/renovate C4", action=h.renovate),
+        CommandSpec("end", "R12: end your turn, optionally discarding, and draw up to 4", "turn", (
+            Param("discard", "cards", f"Cards to discard first, {_CARDS}", False),
+        ), "/end discard m", ("discard",), action=h.end),
+        CommandSpec("choose", "R37: answer the choice the game is waiting for", "turn", (
+            Param("option", "int", "The option's number", True, 1, 99),
+        ), "/choose 2", run=h.choose),
+        CommandSpec("undo", "Take back your last action of this turn (not across a draw)",
+                    "turn", (), "/undo", run=h.undo),
+        # --- info ---
+        CommandSpec("hand", "Show your hand, privately", "info", (), "/hand", run=h.hand),
+        CommandSpec("status", "Round, whose turn, everyone's Ecus, cards and cubes", "info", (),
+                    "/status", run=h.status),
+        CommandSpec("board", "Show the boards, one age large, or a move before and after",
+                    "info", (
+            Param("age", "age", "One board, shown large", False),
+            Param("move", "int", "A move's number from /history: the boards before and after it",
+                  False, 1, 1_000_000),
+        ), "/board might  /board move:12", run=h.board),
+        CommandSpec("history", "The last moves of the game", "info", (
+            Param("count", "int", "How many moves (default 15)", False, 1, 100),
+        ), "/history", run=h.history),
+        CommandSpec("help", "The commands, or a summary of the rules (/help rules)", "info", (
+            Param("topic", "topic", "commands (default) or rules", False),
+        ), "/help rules", guild_only=False, run=help_command),
+        CommandSpec("mygames", "Your games on every server: whose turn, and links", "info", (),
+                    "/mygames", guild_only=False, run=h.mygames),
+        # --- reminders and absence ---
+        CommandSpec("mute", "Stop reminder DMs for you in this game", "self", (), "/mute",
+                    run=h.mute),
+        CommandSpec("unmute", "Turn your reminder DMs in this game back on", "self", (),
+                    "/unmute", run=h.unmute),
+        CommandSpec("away", "Declare an absence: no reminders, your deadlines extended", "self", (
+            Param("hours", "number", "How long you will be away, in hours (up to 336)",
+                  True, 1, 336),
+        ), "/away 48", run=h.away),
+        CommandSpec("back", "End your declared absence", "self", (), "/back", run=h.back),
+        # --- the game's keepers: /game ... in Discord ---
+        CommandSpec("settings", "Show or change reminder and deadline hours (creator or admin)",
+                    "admin", (
+            Param("reminder", "number", "Hours without a move before a reminder (1-720)",
+                  False, 1, 720),
+            Param("deadline", "hours", "Hours before a turn ends by itself; 0 for none",
+                  False, 0, 720),
+            Param("language", "language", "Language of the game's pictures: en, fr or de", False),
+        ), "/game settings reminder:12", ("reminder", "deadline", "language"), parent="game",
+            run=h.settings),
+        CommandSpec("pause", "Pause the game: no moves, reminders or deadlines (creator or admin)",
+                    "admin", (), "/game pause", parent="game", run=h.pause),
+        CommandSpec("resume", "Resume a paused game (creator or admin)", "admin", (),
+                    "/game resume", parent="game", run=h.resume),
+        CommandSpec("abandon", "End the game without a winner (creator or admin)", "admin", (),
+                    "/game abandon", parent="game", run=h.abandon),
+        CommandSpec("rebuild", "Restore a damaged game from its move log (a player, creator "
+                    "or admin)", "admin", (), "/game rebuild", parent="game", run=h.rebuild),
+        CommandSpec("replace", "Give a player's seat to another user or a computer (creator "
+                    "or admin)", "admin", (
+            Param("old", "user", "The player who leaves the seat", False),
+            Param("new", "user", "The user who takes it over", False),
+            Param("level", "level", "Or: a computer of this level takes it over", False),
+            Param("computer", "seat", "Or: the computer seat a person takes back (its name "
+                  "or number, like Computer 1)", False),
+        ), "/game replace old:@bob new:@dee", parent="game", run=h.replace_seat),
+        CommandSpec("kick", "Remove a player who left; his turns then end by default, or a "
+                    "computer plays them (creator or admin)", "admin", (
+            Param("player", "user", "The player to remove"),
+            Param("level", "level", "A computer of this level takes the seat over", False),
+        ), "/game kick @bob", parent="game", run=h.kick),
+    )
+}
+
+ALIASES = {"construct": "build", "endturn": "end", "pass": "end", "swap": "holdem"}
+
+
+RULES_SUMMARY = i18n.text("help.rules")  # bot/locales/en.toml; French and German beside it
+
+
+def rules_text(locale: str | None = None) -> str:
+    """/help rules: the rules in short, in the language of ``locale`` (English by default)."""
+    return i18n.lookup("help.rules", locale) or RULES_SUMMARY
+
+
+HELP_GROUPS = ("lobby", "turn", "info", "self", "admin")
+
+
+def help_text(locale: str | None = None) -> str:
+    """The command reference, in the language of ``locale`` (a Discord locale; English by
+    default). English shows the typed examples; French and German show the command names a
+    Discord client in that language shows (``/construire``), with their descriptions."""
+    english = i18n.language(locale) == i18n.DEFAULT
+
+    def local_name(key: str, name: str) -> str:
+        return name if english else i18n.lookup(key, locale) or name
+
+    lines = [i18n.text("help.intro", locale)]
+    for group in HELP_GROUPS:
+        lines.append(i18n.text(f"help.groups.{group}", locale))
+        for spec in COMMANDS.values():
+            if spec.group != group:
+                continue
+            words = [local_name(f"commands.{spec.name}.name", spec.name)]
+            if spec.parent:
+                words.insert(0, local_name(f"groups.{spec.parent}.name", spec.parent))
+            left = spec.usage if english and spec.usage else "/" + " ".join(words)
+            description = local_name(f"commands.{spec.name}.description", spec.description)
+            lines.append(f"  {left:34} {description}")
+    lines.append(i18n.text("help.languages", locale))
+    lines.append(i18n.text("help.cards", locale))
+    return "\n".join(lines)
