@@ -298,14 +298,17 @@ def _blocked_copy(
     state: GameState, step: _Copy, overlapped: list[int], events: list[Event]
 ) -> bool:
     """R27: a military/religious copy on Faith that would break Dominion (R20) or Hierarchy
-    (R21) is not placed (and nothing reaches Reason), judged as if the buildings it overlaps
-    (and its own earlier copy) were gone. Says so and returns True when blocked."""
+    (R21) is not placed (and nothing reaches Reason). It is judged as if the buildings it
+    overlaps were gone, and as an upgrade of its own earlier copy, if it has one: R20 counts
+    the domains the others touching it have with that copy still there (``joined_domains``).
+    Says so and returns True when blocked."""
     if step.civil or step.dst is not Age.FAITH:
         return False
-    skip = step.lineage.id if step.lineage is not None else 0
-    judge = BoardIndex(state.boards[step.dst], exclude=[*overlapped, skip])
+    board = state.boards[step.dst]
+    judge = BoardIndex(board, exclude=overlapped) if overlapped else board_index(board)
+    own = {step.lineage.id} if step.lineage is not None else set()
     name = phrase("phrase.its_copy_at", at=step.where)
-    problem = hierarchy_problem(judge, step.dst, step.src.type, step.fp, set(), name)
+    problem = hierarchy_problem(judge, step.dst, step.src.type, step.fp, own, name)
     if problem is None:
         return False
     params = {
