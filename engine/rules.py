@@ -155,10 +155,18 @@ def surcharge_options(
 
 
 def payment_problem(
-    state: GameState, seat: int, age: Age, cards: Sequence[Family], what: dict[str, Any]
+    state: GameState,
+    seat: int,
+    age: Age,
+    cards: Sequence[Family],
+    what: dict[str, Any],
+    *,
+    rule: str,
 ) -> IllegalAction | None:
     """R14 and the hand: can ``seat`` pay ``cards`` on ``age`` now? ``what`` names the move
-    (a catalogue phrase: "a Keep", "demolishing it")."""
+    (a catalogue phrase: "a Keep", "demolishing it"); ``rule`` is the move's own rule (R15
+    construct, R16 upgrade, R22 demolish, R41 populate, R42 renovate), which a refusal for
+    missing cards names."""
     player = state.players[seat]
     if age not in player.adventurers:
         return IllegalAction.say("refusal.no_adventurer", "R14", age=age_code(age))
@@ -171,7 +179,12 @@ def payment_problem(
             if have[f] < n
         ]
         return IllegalAction.say(
-            "refusal.cards_short", "R15", what=what, cards=codes(cards), short=short
+            "refusal.cards_short",
+            rule,
+            action_rule=rule,
+            what=what,
+            cards=codes(cards),
+            short=short,
         )
     room = allowance(player, age)
     if len(cards) > room:

@@ -479,7 +479,31 @@ def test_r42_castle_ruin_paid_over_two_turns_by_two_players() -> None:
     s, _ = play(s, 1, Renovate(square="G5"))
     castle = tile_at(s, R, "F4")
     assert not castle.ruin and castle.marker is None and s.players[0].cubes == 25
-    refused(s, 1, Renovate(square="F8", cards=2), "R15")  # one religious card only
+    refused(s, 1, Renovate(square="F8", cards=2), "R42")  # one religious card only
+
+
+def test_r42_no_cube_left_cannot_pay_the_first_card_but_may_pay_the_completing_one() -> None:
+    # An unmarked Castle ruin: no cube to mark a first card, so both cards at once or nothing.
+    s = position(2, reason="Castle F4 ruin", hands={0: "mmcc"}, adventurers={0: [R, R]},
+                 cubes={0: 0})
+    err = refused(s, 0, Renovate(square="F4", cards=1), "R42")
+    assert "none left" in err.message
+    assert [a for a in legal_actions(s, 0) if isinstance(a, Renovate)] == [
+        Renovate(square="F4", cards=2)
+    ]
+    done, _ = play(s, 0, Renovate(square="F4", cards=2))
+    assert not tile_at(done, R, "F4").ruin and done.players[0].cubes == 0
+    one_card = position(2, reason="Castle F4 ruin", hands={0: "mccc"}, adventurers={0: [R, R]},
+                        cubes={0: 0})
+    refused(one_card, 0, Renovate(square="F4"), "R42")  # both cards owed, one in hand
+    # Marked by another player: the completing card needs no cube.
+    marked = position(2, reason="Castle F4 ruin marker=1", hands={0: "mccc"},
+                      adventurers={0: [R, R]}, cubes={0: 0})
+    cubes_1 = marked.players[1].cubes
+    done, _ = play(marked, 0, Renovate(square="F4", cards=1))
+    castle = tile_at(done, R, "F4")
+    assert not castle.ruin and castle.marker is None
+    assert done.players[0].cubes == 0 and done.players[1].cubes == cubes_1 + 1
 
 
 # --- R46-R50: income and the end ----------------------------------------------------------------
