@@ -21,6 +21,7 @@ from engine import (
     Travel,
     Upgrade,
     apply,
+    canonical_action,
     income,
     invariant_problems,
     legal_actions,
@@ -56,6 +57,35 @@ def test_r1_a_building_is_named_by_its_top_left_square() -> None:
         assert tile_at(s, M, sq) is not None and tile_at(s, M, sq).at == parse_square("F4")
     assert tile_at(s, M, "H4") is None
     assert "Keep at F4" in texts(events)
+
+
+def test_r1_any_square_of_a_building_names_it_and_its_one_name_is_its_top_left() -> None:
+    s = position(
+        2,
+        might="Town F4",
+        reason="Town I6; Keep O7 ruin",
+        hands={0: "ccmr"},
+        adventurers={0: [M, R]},
+    )
+    pairs = [
+        (Populate(square="J7"), Populate(square="I6")),
+        (Renovate(square="p8", cards=1), Renovate(square="O7", cards=1)),
+        (Upgrade(age=M, square="G5", to=BuildingType.CITY, at="f4", surcharge=()),
+         Upgrade(age=M, square="F4", to=BuildingType.CITY, at="F4", surcharge=())),
+        (Construct(age=M, building=BuildingType.HAMLET, square=" h7", surcharge=()),
+         Construct(age=M, building=BuildingType.HAMLET, square="H7", surcharge=())),
+    ]
+    legal = legal_actions(s, 0)
+    for other, top_left in pairs:
+        assert canonical_action(s, other) == top_left
+        assert canonical_action(s, top_left) == top_left
+        assert other not in legal and any(a == top_left for a in legal), top_left
+        by_other, said_other = play(s, 0, other)
+        by_top_left, said = play(s, 0, top_left)
+        assert by_other == by_top_left and texts(said_other) == texts(said)
+    # nothing to name: returned as it is (check refuses it)
+    for nothing in (Populate(square="A1"), Demolish(age=M, square="Z9"), EndTurn()):
+        assert canonical_action(s, nothing) is nothing
 
 
 def test_r2_terrain_is_the_same_on_every_board() -> None:
