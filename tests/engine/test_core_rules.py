@@ -155,6 +155,23 @@ def test_r7_deck_and_reshuffle_of_the_discard_pile() -> None:
     assert len(s.players[seat].hand) == 4 and len(s.discard) == 0
 
 
+def test_r7_the_discard_pile_is_reshuffled_only_when_a_card_must_be_drawn() -> None:
+    s = position(2, hands={0: "mmrc"})
+    s.discard, s.draw_pile = s.draw_pile[:-2], s.draw_pile[-2:]
+    discard = list(s.discard)
+    # Seat 0 draws the last 2 cards: the draw pile runs out, but no card is owed yet.
+    s, _ = play(s, 0, EndTurn(discard=(MIL, MIL)))
+    assert s.draw_pile == [] and s.discard == [*discard, MIL, MIL]
+    # Seat 1 draws nothing: still no reshuffle (and the random state is left alone).
+    rng = s.rng
+    s, _ = play(s, 1, EndTurn())
+    assert s.draw_pile == [] and s.discard == [*discard, MIL, MIL] and s.rng == rng
+    # A card must be drawn now: the discard pile (with the card just exchanged) is shuffled.
+    s, _ = play(s, 0, Exchange(discard=(s.players[0].hand[0],)))
+    assert s.discard == [] and len(s.draw_pile) == len(discard) + 2
+    assert len(s.players[0].hand) == 4 and s.rng != rng
+
+
 def test_r8_first_player_is_random_and_rounds_advance() -> None:
     firsts = {new_game(Options(players=5), seed).first_seat for seed in range(40)}
     assert len(firsts) > 1
@@ -184,6 +201,14 @@ def test_r9_exchange_costs_two_and_refills_once_before_actions() -> None:
     refused(t, 0, Exchange(discard=(MIL,)), "R9")
     poor = position(2, hands={0: "mmmm"}, ecus={0: 1})
     refused(poor, 0, Exchange(discard=(MIL,)), "R9")
+
+
+def test_r9_an_exchange_must_discard_at_least_one_card() -> None:
+    s = position(2, hands={0: "mmrc"})
+    err = refused(s, 0, Exchange(discard=()), "R9")
+    assert "at least one card" in err.message
+    exchanges = [a for a in legal_actions(s, 0) if isinstance(a, Exchange)]
+    assert exchanges and all(a.discard for a in exchanges)
 
 
 def test_r10_holdem_reserve_and_swap() -> None:
