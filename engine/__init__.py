@@ -1,8 +1,9 @@
 """Khronos rules engine: pure, synchronous, no I/O (style 1).
 
 The questions every caller asks: ``new_game``, ``current_seat``, ``legal_actions``, ``check``,
-``apply``, ``preview``, ``is_terminal``, ``scores``; the autocomplete queries built from the same
-generators (``construct_options``, ``upgrade_options``, ``demolish_options``,
+``apply``, ``preview``, ``is_terminal``, ``scores``; ``canonical_action``, the one name of an
+action (a building by its top-left square) for the move log; the autocomplete queries built
+from the same generators (``construct_options``, ``upgrade_options``, ``demolish_options``,
 ``reason_options``); views for what players may see; ``describe`` and ``explain`` word events
 and refusals in English, French or German (engine/words.py, docs/i18n.md).
 """
@@ -37,6 +38,7 @@ from .errors import (
 from .events import Event, format_text
 from .game import (
     apply,
+    canonical_action,
     check,
     current_seat,
     default_choice,
@@ -95,6 +97,7 @@ __all__ = [
     "adventurer_left",
     "allowance",
     "apply",
+    "canonical_action",
     "check",
     "construct_options",
     "current_seat",

@@ -3,8 +3,11 @@ who won. ``apply`` checks, then applies to a copy: a refused action changes noth
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from . import moves, rng
-from .actions import Action, Choose
+from .actions import Action, Choose, Construct, Demolish, Populate, Renovate, Upgrade
+from .board import parse_square, square_name
 from .constants import (
     ADVENTURERS,
     BUILDINGS,
@@ -15,11 +18,14 @@ from .constants import (
     Age,
     Family,
 )
+from .domains import board_index
 from .errors import GameOver, IllegalAction, NotYourTurn
 from .events import WORDED, Event
 from .moves.common import Specs, sorted_cards
 from .rules import FAMILY_ORDER, prompt_words, who
 from .state import Board, GameState, Options, Player, SharingTiles
+
+SquaredAction = TypeVar("SquaredAction", Construct, Upgrade)
 
 # --- setup -----------------------------------------------------------------------------------
 
@@ -137,6 +143,40 @@ def apply(
             WORDED.reset(token)
     new.step += 1
     return new, events
+
+
+def canonical_action(state: GameState, action: Action) -> Action:
+    """``action`` under the one name ``legal_actions`` gives it (R1): a building named by any
+    of its squares is named by its top-left square, and every square is spelt as ``C7``.
+    ``check`` and ``apply`` take either name and do the same; the move log stores this one,
+    so the log, replays and autocomplete show one name per building. An action naming no
+    building, or a square that is not one, comes back as it is (``check`` refuses it)."""
+    if isinstance(action, Construct):
+        return _respelt(action, "square")
+    if isinstance(action, Upgrade):
+        action = _respelt(action, "at")
+    if not isinstance(action, Upgrade | Demolish | Populate | Renovate):
+        return action
+    age = Age.REASON if isinstance(action, Populate | Renovate) else action.age
+    try:
+        square = parse_square(action.square)
+    except ValueError:
+        return action
+    found = board_index(state.boards[age]).at(square)
+    name = square_name(square if found is None else found.at)
+    return action if name == action.square else action.model_copy(update={"square": name})
+
+
+def _respelt(action: SquaredAction, field: str) -> SquaredAction:
+    """``action`` with its square ``field`` spelt as ``C7`` (left alone if not a square)."""
+    text = getattr(action, field)
+    if text is None:
+        return action
+    try:
+        name = square_name(parse_square(text))
+    except ValueError:
+        return action
+    return action if name == text else action.model_copy(update={field: name})
 
 
 def preview(state: GameState, seat: int, action: Action) -> tuple[GameState, list[Event]]:

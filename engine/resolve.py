@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from .board import FOOTPRINTS, PRINTED_HAMLETS, inner_positions, square_name
+from .board import FOOTPRINTS, PRINTED_HAMLETS, Footprint, inner_positions, square_name
 from .constants import BUILDINGS, HIERARCHY_ORDER, LADDER, Age, BuildingType, Family
 from .domains import BoardIndex, Building, board_index
 from .events import Event, event
@@ -192,95 +193,169 @@ def ripple(
         age, src = dst, copy
 
 
+@dataclass(frozen=True)
+class _Copy:
+    """One step of a ripple: ``src``, on board ``age``, copied onto board ``dst`` (R24-R25)."""
+
+    age: Age
+    dst: Age
+    src: Tile
+    fp: Footprint
+    owner: int | None  # the copy's cube: a military/religious copy on Faith only
+    lineage: Tile | None  # the building's own earlier copy on ``dst``: replaced, no paradox
+
+    @property
+    def civil(self) -> bool:
+        return BUILDINGS[self.src.type].family is Family.CIVIL
+
+    @property
+    def on_reason(self) -> bool:
+        return self.dst is Age.REASON
+
+    @property
+    def needs_cube(self) -> bool:
+        """A new cube of the owner goes on the copy (its earlier copy's cube stays if his)."""
+        lineage = self.lineage
+        return self.owner is not None and not (lineage is not None and lineage.owner == self.owner)
+
+    @property
+    def where(self) -> str:
+        return square_name(self.src.at)
+
+    def what(self) -> dict[str, Any]:
+        """The copy as a catalogue phrase: "a Keep", or onto Reason "a Keep ruin"."""
+        ruin = self.on_reason and not self.civil
+        key = "phrase.ripple_what_ruin" if ruin else "phrase.ripple_what"
+        return phrase(key, type=str(self.src.type))
+
+
 def _ripple_step(
     state: GameState, age: Age, dst: Age, src: Tile, events: list[Event], tasks: list[Task]
 ) -> Tile | None:
-    board = state.boards[dst]
-    spec = BUILDINGS[src.type]
-    civil = spec.family is Family.CIVIL
+    """Copy ``src`` from ``age`` onto ``dst``: returns the copy, or None where rippling stops
+    (R26 nothing to make it with, R27 blocked)."""
+    step = _copy_step(state, age, dst, src)
+    if _lacks_tile_or_cube(state, step, events):  # R26
+        return None
+    overlapped = _overlapped(state, step)
+    if _blocked_copy(state, step, overlapped, events):  # R27
+        return None
+    _paradox(state, step, overlapped, events)  # R29
+    originals: list[list[int]] = []
+    if step.civil:
+        after = board_index(state.boards[dst])
+        originals = touched_domains(after, step.fp.cells, step.fp.border)
+    copy, moved = _place_copy(state, step)
+    _population_moves_on(state, step, copy, moved)  # R30
+    events.append(_rippled_event(step))
+    if step.civil and len(originals) >= 2:  # R28
+        _copy_junction(step, copy, originals, events, tasks)
+    return copy
+
+
+def _copy_step(state: GameState, age: Age, dst: Age, src: Tile) -> _Copy:
+    """What copying ``src`` onto ``dst`` involves: its footprint, cube and earlier copy."""
     on_reason = dst is Age.REASON
-    owner = None if civil or on_reason else src.owner
-    lineage = next((t for t in board.tiles if t.origin == src.id), None)
-    code = str(src.type)
-    what = phrase("phrase.ripple_what_ruin" if on_reason and not civil else "phrase.ripple_what",
-                  type=code)
-    where = square_name(src.at)
-    # R26: a tile (and for a Faith military/religious copy, a cube) for each copy.
-    spare = 1 if lineage is not None and lineage.type is src.type else 0
-    if state.stock[src.type] + spare <= 0:
-        events.append(
-            event(
-                "not_rippled",
-                "event.no_ripple_stock",
-                {"what": what, "where": where, "to": age_code(dst), "type": code},
-                age=dst,
-            )
-        )
-        return None
-    needs_cube = owner is not None and not (lineage is not None and lineage.owner == owner)
-    if needs_cube and owner is not None and state.players[owner].cubes <= 0:
-        events.append(
-            event(
-                "not_rippled",
-                "event.no_ripple_cube",
-                {"what": what, "where": where, "to": age_code(dst), "who": who(owner)},
-                age=dst,
-            )
-        )
-        return None
-    fp = FOOTPRINTS[spec.size][src.at]
+    civil = BUILDINGS[src.type].family is Family.CIVIL
+    lineage = next((t for t in state.boards[dst].tiles if t.origin == src.id), None)
+    fp = FOOTPRINTS[BUILDINGS[src.type].size][src.at]
     assert fp is not None
-    idx = board_index(board)
-    skip = lineage.id if lineage is not None else 0
-    overlapped = sorted(
-        {idx.grid[c] for c in fp.cells if idx.grid[c] > 0 and idx.grid[c] != skip},
+    owner = None if civil or on_reason else src.owner
+    return _Copy(age=age, dst=dst, src=src, fp=fp, owner=owner, lineage=lineage)
+
+
+def _lacks_tile_or_cube(state: GameState, step: _Copy, events: list[Event]) -> bool:
+    """R26: each copy needs its own tile and, for a Faith military/religious copy, a cube of
+    the owner. Says so and returns True when one is missing (rippling stops here)."""
+    src, lineage, owner = step.src, step.lineage, step.owner
+    code = str(src.type)
+    spare = 1 if lineage is not None and lineage.type is src.type else 0
+    params: dict[str, Any] = {"what": step.what(), "where": step.where, "to": age_code(step.dst)}
+    if state.stock[src.type] + spare <= 0:
+        params["type"] = code
+        events.append(event("not_rippled", "event.no_ripple_stock", params, age=step.dst))
+        return True
+    if step.needs_cube and owner is not None and state.players[owner].cubes <= 0:
+        params["who"] = who(owner)
+        events.append(event("not_rippled", "event.no_ripple_cube", params, age=step.dst))
+        return True
+    return False
+
+
+def _overlapped(state: GameState, step: _Copy) -> list[int]:
+    """R29: the other buildings (tiles, not printed hamlets) the copy's footprint overlaps on
+    ``dst``, in reading order; the building's own earlier copy is not one of them."""
+    idx = board_index(state.boards[step.dst])
+    skip = step.lineage.id if step.lineage is not None else 0
+    grid = idx.grid
+    return sorted(
+        {grid[c] for c in step.fp.cells if grid[c] > 0 and grid[c] != skip},
         key=lambda k: idx.buildings[k].at,
     )
-    if not civil and dst is Age.FAITH:
-        # R27: judged as if the overlapped buildings (and the own earlier copy) were gone.
-        judge = BoardIndex(board, exclude=[*overlapped, skip])
-        name = phrase("phrase.its_copy_at", at=where)
-        problem = hierarchy_problem(judge, dst, src.type, fp, set(), name)
-        if problem is not None:
-            events.append(
-                event(
-                    "not_rippled",
-                    "event.no_ripple_hierarchy",
-                    {
-                        "what": what,
-                        "where": where,
-                        "problem": phrase(problem.key, **problem.params),
-                    },
-                    age=dst,
-                    squares=list(fp.cells),
-                )
-            )
-            return None
-    for key in overlapped:  # R29
+
+
+def _blocked_copy(
+    state: GameState, step: _Copy, overlapped: list[int], events: list[Event]
+) -> bool:
+    """R27: a military/religious copy on Faith that would break Dominion (R20) or Hierarchy
+    (R21) is not placed (and nothing reaches Reason). It is judged as if the buildings it
+    overlaps were gone, and as an upgrade of its own earlier copy, if it has one: R20 counts
+    the domains the others touching it have with that copy still there (``joined_domains``).
+    Says so and returns True when blocked."""
+    if step.civil or step.dst is not Age.FAITH:
+        return False
+    board = state.boards[step.dst]
+    judge = BoardIndex(board, exclude=overlapped) if overlapped else board_index(board)
+    own = {step.lineage.id} if step.lineage is not None else set()
+    name = phrase("phrase.its_copy_at", at=step.where)
+    problem = hierarchy_problem(judge, step.dst, step.src.type, step.fp, own, name)
+    if problem is None:
+        return False
+    params = {
+        "what": step.what(),
+        "where": step.where,
+        "problem": phrase(problem.key, **problem.params),
+    }
+    events.append(
+        event(
+            "not_rippled",
+            "event.no_ripple_hierarchy",
+            params,
+            age=step.dst,
+            squares=list(step.fp.cells),
+        )
+    )
+    return True
+
+
+def _paradox(state: GameState, step: _Copy, overlapped: list[int], events: list[Event]) -> None:
+    """R29: the copy removes every different building it overlaps on ``dst`` (a Faith one
+    with its own Reason copy)."""
+    board = state.boards[step.dst]
+    for key in overlapped:
         victim = board.tile(key)
         if victim is not None:
-            remove_tile(
-                state,
-                dst,
-                victim,
-                events,
-                phrase("phrase.why_paradox", type=code, age=age_code(age)),
-                cascade=True,
-            )
-    originals: list[list[int]] = []
-    if civil:
-        after = board_index(board)
-        originals = touched_domains(after, fp.cells, fp.border)
+            why = phrase("phrase.why_paradox", type=str(step.src.type), age=age_code(step.age))
+            remove_tile(state, step.dst, victim, events, why, cascade=True)
+
+
+def _place_copy(state: GameState, step: _Copy) -> tuple[Tile, list[int]]:
+    """Put the copy on ``dst`` (R24-R25): the earlier copy's tile takes the new type, square
+    and cube, or a new tile from the stock. Returns the copy and the population cubes that
+    stood on the earlier copy (placed by ``_population_moves_on``)."""
+    board = state.boards[step.dst]
+    src, lineage, owner = step.src, step.lineage, step.owner
+    ruin = step.on_reason and not step.civil
     moved: list[int] = []
     if lineage is not None:
         state.stock[lineage.type] += 1
         if lineage.marker is not None:
             state.players[lineage.marker].cubes += 1  # R25/R34: the marker goes home
         moved = list(lineage.cubes)
-        copy = writable_tile(state, dst, lineage)
+        copy = writable_tile(state, step.dst, lineage)
         copy.type = src.type
         copy.at = src.at
-        copy.ruin = on_reason and not civil
+        copy.ruin = ruin
         copy.marker = None
         copy.cubes = []
         if owner is not None and copy.owner != owner:
@@ -290,65 +365,69 @@ def _ripple_step(
             copy.owner = owner
     else:
         copy = Tile(
-            id=new_tile_id(state),
-            type=src.type,
-            at=src.at,
-            owner=owner,
-            ruin=on_reason and not civil,
-            origin=src.id,
+            id=new_tile_id(state), type=src.type, at=src.at, owner=owner, ruin=ruin, origin=src.id
         )
         board.tiles.append(copy)
         if owner is not None:
             state.players[owner].cubes -= 1
     state.stock[src.type] -= 1
-    # R30: cubes on the covered Reason building (own earlier copy, printed hamlet) move on.
+    return copy, moved
+
+
+def _population_moves_on(state: GameState, step: _Copy, copy: Tile, moved: list[int]) -> None:
+    """R30: the cubes on the covered Reason building (the own earlier copy, a printed hamlet)
+    move onto the copy, up to its capacity; the rest go back to their owners."""
+    board = state.boards[step.dst]
     for sq in PRINTED_HAMLETS:
-        if sq in fp.cells and sq in board.hamlet_cubes:
+        if sq in step.fp.cells and sq in board.hamlet_cubes:
             moved.append(board.hamlet_cubes.pop(sq))
     if moved:
-        copy.cubes = moved[: BUILDINGS[copy.type].value] if civil else []
+        copy.cubes = moved[: BUILDINGS[copy.type].value] if step.civil else []
         for seat in moved[len(copy.cubes) :]:
             state.players[seat].cubes += 1
+
+
+def _rippled_event(step: _Copy) -> Event:
     params: dict[str, Any] = {
-        "what": phrase("phrase.ripple_what", type=code),
-        "where": where,
-        "to": age_code(dst),
+        "what": phrase("phrase.ripple_what", type=str(step.src.type)),
+        "where": step.where,
+        "to": age_code(step.dst),
     }
     said = "event.rippled"
-    if needs_cube and owner is not None:
-        said, params["who"] = "event.rippled_cube", who(owner)
-    elif copy.ruin:
+    if step.needs_cube and step.owner is not None:
+        said, params["who"] = "event.rippled_cube", who(step.owner)
+    elif step.on_reason and not step.civil:
         said = "event.rippled_ruin"
+    return event(
+        "rippled", said, params, age=step.dst, squares=list(step.fp.cells), seat=step.owner
+    )
+
+
+def _copy_junction(
+    step: _Copy,
+    copy: Tile,
+    originals: list[list[int]],
+    events: list[Event],
+    tasks: list[Task],
+) -> None:
+    """R28: a civil copy that joins domains is a junction (R31) on Faith; on Reason it is
+    only said (no Hierarchy there)."""
+    code, dst = str(step.src.type), step.dst
     events.append(
         event(
-            "rippled",
-            said,
-            params,
+            "junction",
+            "event.junction_copy_reason" if step.on_reason else "event.junction_copy",
+            {"type": code, "where": step.where, "n": len(originals), "age": age_code(dst)},
             age=dst,
-            squares=list(fp.cells),
-            seat=owner,
+            squares=list(step.fp.cells),
         )
     )
-    if civil and len(originals) >= 2:
-        events.append(
-            event(
-                "junction",
-                "event.junction_copy_reason" if on_reason else "event.junction_copy",
-                {"type": code, "where": where, "n": len(originals), "age": age_code(dst)},
-                age=dst,
-                squares=list(fp.cells),
+    if not step.on_reason:
+        tasks.append(
+            JunctionTask(
+                age=dst, joiner=copy.id, originals=originals, families=list(HIERARCHY_ORDER[dst])
             )
         )
-        if not on_reason:
-            tasks.append(
-                JunctionTask(
-                    age=dst,
-                    joiner=copy.id,
-                    originals=originals,
-                    families=list(HIERARCHY_ORDER[dst]),
-                )
-            )
-    return copy
 
 
 # --- downsizing (R33-R35) --------------------------------------------------------------------

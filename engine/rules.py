@@ -155,10 +155,18 @@ def surcharge_options(
 
 
 def payment_problem(
-    state: GameState, seat: int, age: Age, cards: Sequence[Family], what: dict[str, Any]
+    state: GameState,
+    seat: int,
+    age: Age,
+    cards: Sequence[Family],
+    what: dict[str, Any],
+    *,
+    rule: str,
 ) -> IllegalAction | None:
     """R14 and the hand: can ``seat`` pay ``cards`` on ``age`` now? ``what`` names the move
-    (a catalogue phrase: "a Keep", "demolishing it")."""
+    (a catalogue phrase: "a Keep", "demolishing it"); ``rule`` is the move's own rule (R15
+    construct, R16 upgrade, R22 demolish, R41 populate, R42 renovate), which a refusal for
+    missing cards names."""
     player = state.players[seat]
     if age not in player.adventurers:
         return IllegalAction.say("refusal.no_adventurer", "R14", age=age_code(age))
@@ -171,7 +179,12 @@ def payment_problem(
             if have[f] < n
         ]
         return IllegalAction.say(
-            "refusal.cards_short", "R15", what=what, cards=codes(cards), short=short
+            "refusal.cards_short",
+            rule,
+            action_rule=rule,
+            what=what,
+            cards=codes(cards),
+            short=short,
         )
     room = allowance(player, age)
     if len(cards) > room:
@@ -210,6 +223,18 @@ def _text(name: Words | Callable[[], Words]) -> Words:
     return name if isinstance(name, dict) else name()
 
 
+def joined_domains(idx: BoardIndex, fp: Footprint, own: set[int]) -> set[int]:
+    """R20 Dominion's count: the domains (as ``idx`` has them: before the construction or
+    upgrade) of the buildings other than ``own`` that share a side with ``fp``. Two or more
+    and a military/religious building may not stand there.
+
+    So a lone building may grow to touch one domain, as a new building there could; a building
+    already in a domain may not grow to touch a second; and one that bridges two parts of its
+    own domain may grow, since those parts are one domain before the upgrade."""
+    label = idx.label
+    return {label[k] for k in idx.neighbour_keys(fp.cells, fp.border) - own}
+
+
 def hierarchy_problem(
     idx: BoardIndex,
     age: Age,
@@ -221,11 +246,11 @@ def hierarchy_problem(
 ) -> IllegalAction | None:
     """R20 Dominion and R21 Hierarchy for a military/religious footprint.
 
-    ``own`` holds the key of the building being upgraded (its domain is its own, not joined)."""
+    ``own`` holds the key of the building the footprint replaces: the building being upgraded,
+    or a copy's own earlier copy (R27). R20 counts ``joined_domains``; R21 compares the new
+    value with the highest of that family in the one domain touched, ``own`` left out."""
     spec = BUILDINGS[btype]
-    keys = idx.neighbour_keys(fp.cells, fp.border) - own
-    label = idx.label
-    joined = {label[k] for k in keys} | {label[k] for k in own}
+    joined = joined_domains(idx, fp, own)
     if len(joined) >= 2:
         if not explain:
             return ILLEGAL

@@ -172,7 +172,7 @@ def check_construct(state: GameState, seat: int, action: Construct) -> Plan:
     place = construct_placement(ctx, action.age, action.building, at)
     cards = chosen_payment(state, seat, place, action.surcharge)
     what = phrase("phrase.a_building", type=str(action.building))
-    problem = payment_problem(state, seat, action.age, cards, what)
+    problem = payment_problem(state, seat, action.age, cards, what, rule="R15")
     if problem is not None:
         raise problem
     return Plan(action, seat, cards=cards, age=action.age, placement=place)

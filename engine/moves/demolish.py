@@ -32,7 +32,8 @@ def check_demolish(state: GameState, seat: int, action: Demolish) -> Plan:
     if state.players[seat].ecus < DEMOLISH_ECUS:
         raise IllegalAction.say("refusal.demolish_ecus", "R22")
     cards = (building.family,)
-    problem = payment_problem(state, seat, action.age, cards, phrase("phrase.demolishing_it"))
+    what = phrase("phrase.demolishing_it")
+    problem = payment_problem(state, seat, action.age, cards, what, rule="R22")
     if problem is not None:
         raise problem
     return Plan(action, seat, cards=cards, age=action.age, building=building)

@@ -63,7 +63,8 @@ def check_populate(state: GameState, seat: int, action: Populate) -> Plan:
     if player.cubes < action.count:
         raise IllegalAction.say("refusal.populate_supply", "R41", cubes=player.cubes)
     cards = (Family.CIVIL,) * action.count
-    problem = payment_problem(state, seat, Age.REASON, cards, phrase("phrase.populating"))
+    what = phrase("phrase.populating")
+    problem = payment_problem(state, seat, Age.REASON, cards, what, rule="R41")
     if problem is not None:
         raise problem
     return Plan(action, seat, cards=cards, age=Age.REASON, building=building, count=action.count)
@@ -111,7 +112,8 @@ def check_renovate(state: GameState, seat: int, action: Renovate) -> Plan:
     if count < owed and player.cubes <= 0:
         raise IllegalAction.say("refusal.renovate_no_cube", "R42")
     cards = (building.family,) * count
-    problem = payment_problem(state, seat, Age.REASON, cards, phrase("phrase.this_renovation"))
+    what = phrase("phrase.this_renovation")
+    problem = payment_problem(state, seat, Age.REASON, cards, what, rule="R42")
     if problem is not None:
         raise problem
     return Plan(action, seat, cards=cards, age=Age.REASON, building=building, count=count)

@@ -202,7 +202,7 @@ def check_upgrade(state: GameState, seat: int, action: Upgrade) -> Plan:
     place = upgrade_placement(ctx, building, action.to, at)
     cards = chosen_payment(state, seat, place, action.surcharge)
     what = phrase("phrase.this_upgrade", to=str(action.to))
-    problem = payment_problem(state, seat, action.age, cards, what)
+    problem = payment_problem(state, seat, action.age, cards, what, rule="R16")
     if problem is not None:
         raise problem
     return Plan(action, seat, cards=cards, age=action.age, building=building, placement=place)

@@ -174,12 +174,12 @@ def test_r42_renovation_without_a_count_pays_what_the_player_can() -> None:
 
 
 def test_r42_renovation_default_pays_all_it_can_and_refuses_with_nothing() -> None:
-    """R42: with both cards the default completes it; with none it is refused (R15)."""
+    """R42: with both cards the default completes it; with none it is refused (R42)."""
     s = position(2, reason="Castle F4 ruin", hands={0: "mmrc"}, adventurers={0: [R, R]})
     s, _ = play(s, 0, Renovate(square="F4"))
     assert not tile_at(s, R, "F4").ruin  # type: ignore[union-attr]
     s = position(2, reason="Castle F4 ruin", hands={0: "rrcc"}, adventurers={0: [R, R]})
-    err = refused(s, 0, Renovate(square="F4"), "R15")
+    err = refused(s, 0, Renovate(square="F4"), "R42")
     assert "lacks 2 military" in err.message
 
 

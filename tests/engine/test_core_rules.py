@@ -21,6 +21,7 @@ from engine import (
     Travel,
     Upgrade,
     apply,
+    canonical_action,
     income,
     invariant_problems,
     legal_actions,
@@ -56,6 +57,35 @@ def test_r1_a_building_is_named_by_its_top_left_square() -> None:
         assert tile_at(s, M, sq) is not None and tile_at(s, M, sq).at == parse_square("F4")
     assert tile_at(s, M, "H4") is None
     assert "Keep at F4" in texts(events)
+
+
+def test_r1_any_square_of_a_building_names_it_and_its_one_name_is_its_top_left() -> None:
+    s = position(
+        2,
+        might="Town F4",
+        reason="Town I6; Keep O7 ruin",
+        hands={0: "ccmr"},
+        adventurers={0: [M, R]},
+    )
+    pairs = [
+        (Populate(square="J7"), Populate(square="I6")),
+        (Renovate(square="p8", cards=1), Renovate(square="O7", cards=1)),
+        (Upgrade(age=M, square="G5", to=BuildingType.CITY, at="f4", surcharge=()),
+         Upgrade(age=M, square="F4", to=BuildingType.CITY, at="F4", surcharge=())),
+        (Construct(age=M, building=BuildingType.HAMLET, square=" h7", surcharge=()),
+         Construct(age=M, building=BuildingType.HAMLET, square="H7", surcharge=())),
+    ]
+    legal = legal_actions(s, 0)
+    for other, top_left in pairs:
+        assert canonical_action(s, other) == top_left
+        assert canonical_action(s, top_left) == top_left
+        assert other not in legal and any(a == top_left for a in legal), top_left
+        by_other, said_other = play(s, 0, other)
+        by_top_left, said = play(s, 0, top_left)
+        assert by_other == by_top_left and texts(said_other) == texts(said)
+    # nothing to name: returned as it is (check refuses it)
+    for nothing in (Populate(square="A1"), Demolish(age=M, square="Z9"), EndTurn()):
+        assert canonical_action(s, nothing) is nothing
 
 
 def test_r2_terrain_is_the_same_on_every_board() -> None:
@@ -125,6 +155,23 @@ def test_r7_deck_and_reshuffle_of_the_discard_pile() -> None:
     assert len(s.players[seat].hand) == 4 and len(s.discard) == 0
 
 
+def test_r7_the_discard_pile_is_reshuffled_only_when_a_card_must_be_drawn() -> None:
+    s = position(2, hands={0: "mmrc"})
+    s.discard, s.draw_pile = s.draw_pile[:-2], s.draw_pile[-2:]
+    discard = list(s.discard)
+    # Seat 0 draws the last 2 cards: the draw pile runs out, but no card is owed yet.
+    s, _ = play(s, 0, EndTurn(discard=(MIL, MIL)))
+    assert s.draw_pile == [] and s.discard == [*discard, MIL, MIL]
+    # Seat 1 draws nothing: still no reshuffle (and the random state is left alone).
+    rng = s.rng
+    s, _ = play(s, 1, EndTurn())
+    assert s.draw_pile == [] and s.discard == [*discard, MIL, MIL] and s.rng == rng
+    # A card must be drawn now: the discard pile (with the card just exchanged) is shuffled.
+    s, _ = play(s, 0, Exchange(discard=(s.players[0].hand[0],)))
+    assert s.discard == [] and len(s.draw_pile) == len(discard) + 2
+    assert len(s.players[0].hand) == 4 and s.rng != rng
+
+
 def test_r8_first_player_is_random_and_rounds_advance() -> None:
     firsts = {new_game(Options(players=5), seed).first_seat for seed in range(40)}
     assert len(firsts) > 1
@@ -154,6 +201,14 @@ def test_r9_exchange_costs_two_and_refills_once_before_actions() -> None:
     refused(t, 0, Exchange(discard=(MIL,)), "R9")
     poor = position(2, hands={0: "mmmm"}, ecus={0: 1})
     refused(poor, 0, Exchange(discard=(MIL,)), "R9")
+
+
+def test_r9_an_exchange_must_discard_at_least_one_card() -> None:
+    s = position(2, hands={0: "mmrc"})
+    err = refused(s, 0, Exchange(discard=()), "R9")
+    assert "at least one card" in err.message
+    exchanges = [a for a in legal_actions(s, 0) if isinstance(a, Exchange)]
+    assert exchanges and all(a.discard for a in exchanges)
 
 
 def test_r10_holdem_reserve_and_swap() -> None:
@@ -479,7 +534,31 @@ def test_r42_castle_ruin_paid_over_two_turns_by_two_players() -> None:
     s, _ = play(s, 1, Renovate(square="G5"))
     castle = tile_at(s, R, "F4")
     assert not castle.ruin and castle.marker is None and s.players[0].cubes == 25
-    refused(s, 1, Renovate(square="F8", cards=2), "R15")  # one religious card only
+    refused(s, 1, Renovate(square="F8", cards=2), "R42")  # one religious card only
+
+
+def test_r42_no_cube_left_cannot_pay_the_first_card_but_may_pay_the_completing_one() -> None:
+    # An unmarked Castle ruin: no cube to mark a first card, so both cards at once or nothing.
+    s = position(2, reason="Castle F4 ruin", hands={0: "mmcc"}, adventurers={0: [R, R]},
+                 cubes={0: 0})
+    err = refused(s, 0, Renovate(square="F4", cards=1), "R42")
+    assert "none left" in err.message
+    assert [a for a in legal_actions(s, 0) if isinstance(a, Renovate)] == [
+        Renovate(square="F4", cards=2)
+    ]
+    done, _ = play(s, 0, Renovate(square="F4", cards=2))
+    assert not tile_at(done, R, "F4").ruin and done.players[0].cubes == 0
+    one_card = position(2, reason="Castle F4 ruin", hands={0: "mccc"}, adventurers={0: [R, R]},
+                        cubes={0: 0})
+    refused(one_card, 0, Renovate(square="F4"), "R42")  # both cards owed, one in hand
+    # Marked by another player: the completing card needs no cube.
+    marked = position(2, reason="Castle F4 ruin marker=1", hands={0: "mccc"},
+                      adventurers={0: [R, R]}, cubes={0: 0})
+    cubes_1 = marked.players[1].cubes
+    done, _ = play(marked, 0, Renovate(square="F4", cards=1))
+    castle = tile_at(done, R, "F4")
+    assert not castle.ruin and castle.marker is None
+    assert done.players[0].cubes == 0 and done.players[1].cubes == cubes_1 + 1
 
 
 # --- R46-R50: income and the end ----------------------------------------------------------------

@@ -13,7 +13,8 @@ from __future__ import annotations
 import itertools
 import os
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -36,6 +37,7 @@ from engine import (
     Travel,
     Upgrade,
     apply,
+    canonical_action,
     check,
     construct_options,
     current_seat,
@@ -50,16 +52,21 @@ from engine import (
 from engine.actions import Action
 from engine.board import FOOTPRINTS, outer_positions
 from engine.builder import position
-from engine.domains import BoardIndex
+from engine.domains import BoardIndex, Building
 from engine.rules import surcharge
 
+M, F = Age.MIGHT, Age.FAITH
 POSITIONS = int(os.environ.get("KHRONOS_GUARD_POSITIONS", "2000"))
 FULL_GRID_EVERY = 300  # every square x building x board on one position in this many
 FAMILIES = (Family.MILITARY, Family.RELIGIOUS, Family.CIVIL)
 GRID = [(age, btype, sq) for age in Age for btype in BuildingType for sq in range(320)]
 
 
-def _key(action: Action) -> tuple[object, ...]:
+Key = tuple[object, ...]
+Payments = Callable[[int], list[tuple[Family, ...]]]
+
+
+def _key(action: Action) -> Key:
     """The action's fields, hashable (built or model_construct-ed alike)."""
     return tuple(sorted(action.__dict__.items()))
 
@@ -89,6 +96,29 @@ def _multisets(cards: list[Family], size: int | None = None) -> list[tuple[Famil
         for c in itertools.combinations(cards, k)
     }
     return sorted(t for t in out if size is None or len(t) == size)
+
+
+def _another_name(cells: tuple[int, ...], rnd: random.Random) -> str:
+    """A square of the building other than its top-left (if it has one), spelt as a player
+    may type it (lower case, spaces)."""
+    name = square_name(rnd.choice(cells[1:] or cells))
+    return rnd.choice([name, name.lower(), f" {name} "])
+
+
+def _upgrades(
+    age: Age, b: Building, name: str, to: BuildingType, players: int, pays: Payments
+) -> Iterator[list[Upgrade]]:
+    """For each top-left square ``to`` could take around ``b`` (named ``name``), the upgrades
+    there with each surcharge ``pays`` offers."""
+    size, new_size = BUILDINGS[b.type].size, BUILDINGS[to].size
+    spots = outer_positions(b.at, size, new_size) if new_size > size else (b.at,)
+    for at in spots:
+        fp = FOOTPRINTS[new_size][at]
+        extra = 0 if fp is None else surcharge(fp, players)
+        yield [
+            Upgrade(age=age, square=name, to=to, at=square_name(at), surcharge=pay)
+            for pay in pays(extra)
+        ]
 
 
 def _candidates(
@@ -133,26 +163,17 @@ def _candidates(
         idx = BoardIndex(state.boards[age])
         buildings = list(idx.buildings.values())
         for b in rnd.sample(buildings, min(2, len(buildings))):
-            size = BUILDINGS[b.type].size
-            yield Demolish(age=age, square=square_name(b.at))
-            yield Populate(square=square_name(b.at), count=rnd.randrange(1, 5))
-            for cards in (1, 2):
-                yield Renovate(square=square_name(b.at), cards=cards)
-            ladder = [t for t in BuildingType if t.family is b.family and t.size > size]
-            for to in [*ladder, rnd.choice(list(BuildingType))]:
-                new_size = BUILDINGS[to].size
-                spots = outer_positions(b.at, size, new_size) if new_size > size else (b.at,)
-                for at in spots:
-                    fp = FOOTPRINTS[new_size][at]
-                    extra = 0 if fp is None else surcharge(fp, players)
-                    for pay in rnd.sample(pays(extra), 1):
-                        yield Upgrade(
-                            age=age,
-                            square=square_name(b.at),
-                            to=to,
-                            at=square_name(at),
-                            surcharge=pay,
-                        )
+            # by its top-left square, and by another of its squares (R1: any names it)
+            for name in (square_name(b.at), _another_name(b.cells, rnd)):
+                yield Demolish(age=age, square=name)
+                yield Populate(square=name, count=rnd.randrange(1, 5))
+                for cards in (1, 2):
+                    yield Renovate(square=name, cards=cards)
+                size = BUILDINGS[b.type].size
+                ladder = [t for t in BuildingType if t.family is b.family and t.size > size]
+                for to in [*ladder, rnd.choice(list(BuildingType))]:
+                    for upgrade in _upgrades(age, b, name, to, players, pays):
+                        yield rnd.choice(upgrade)
         empty = rnd.randrange(320)
         if idx.grid[empty] == 0:
             yield Demolish(age=age, square=square_name(empty))
@@ -160,15 +181,31 @@ def _candidates(
 
 
 def _canonical(indexes: list[BoardIndex], action: Action) -> Action:
-    """The action with its building named by its top-left square, as ``legal_actions`` names
-    it (``check`` also takes any square of the building)."""
+    """The action with its building named by its top-left square and its squares spelt as
+    ``C7``, as ``legal_actions`` names it (``check`` also takes any square of the building,
+    spelt as a player may)."""
+    if isinstance(action, Upgrade) and action.at is not None:
+        action = action.model_copy(update={"at": square_name(parse_square(action.at))})
     if not isinstance(action, Demolish | Populate | Renovate | Upgrade):
         return action
     age = Age.REASON if isinstance(action, Populate | Renovate) else action.age
-    b = indexes[age].at(parse_square(action.square))
-    if b is None:
-        return action
-    return action.model_copy(update={"square": square_name(b.at)})
+    sq = parse_square(action.square)
+    b = indexes[age].at(sq)
+    return action.model_copy(update={"square": square_name(sq if b is None else b.at)})
+
+
+def _agree(
+    state: GameState,
+    seat: int,
+    action: Action,
+    legal: dict[Key, Action],
+    indexes: list[BoardIndex],
+) -> None:
+    """R1 and style 4: ``check`` accepts ``action`` exactly when its one name (the engine's
+    ``canonical_action``, which must equal this test's own reading) is a legal action."""
+    named = _canonical(indexes, action)
+    assert canonical_action(state, action) == named, (action, named)
+    assert _accepted(state, seat, action) == (_key(named) in legal), (state.step, action)
 
 
 def _accepted(state: GameState, seat: int, action: Action) -> bool:
@@ -194,13 +231,57 @@ def test_check_accepts_exactly_the_legal_actions_on_random_positions() -> None:
         full_grid = n % FULL_GRID_EVERY == 0
         indexes = [BoardIndex(b) for b in state.boards]
         for action in _candidates(state, seat, list(legal.values()), full_grid, rnd):
-            listed = _key(_canonical(indexes, action)) in legal
-            assert _accepted(state, seat, action) == listed, (state.step, action)
+            _agree(state, seat, action, legal, indexes)
             checked += 1
         other = (seat + 1) % len(state.players)
         assert legal_actions(state, other) == []
         assert not _accepted(state, other, EndTurn())
     print(f"\n{POSITIONS} positions: {legal_total} legal actions, {checked} candidates checked")
+
+
+# R20: lone buildings that an upgrade brings next to one domain (Might and Faith, to each
+# bigger size), a building bridging two parts of its own domain, one in a domain next to a
+# second, an equal rival (R21), civil buildings beside them; the building is named by each of
+# its squares.
+CRAFTED: list[dict[str, Any]] = [
+    {"might": "Watchtower F8 0; Town I6", "hands": {0: "mmcc"}},
+    {"faith": "Chapel G5 0; Keep I5 1", "hands": {0: "rrrm"}, "adventurers": {0: [F, F]}},
+    {"might": "Watchtower G5 0; Chapel J6 1", "hands": {0: "mmmr"}},
+    {"might": "Watchtower G5 0; Hamlet F5; Chapel J6 1", "hands": {0: "mmcc"}},
+    {"might": "Watchtower G5 0; Hamlet F5; Hamlet G4", "hands": {0: "mmmc"}},
+    {"might": "Watchtower G5 0; Keep I5 1; Chapel G8 0", "hands": {0: "mmrr"}},
+    {
+        "might": "Keep G5 0",
+        "faith": "Keep G5 0 copy; Chapel J5 1; Monastery E7 0",
+        "hands": {0: "mrrc"},
+        "adventurers": {0: [M, F]},
+    },
+]
+
+
+def test_check_accepts_exactly_the_legal_upgrades_of_buildings_next_to_one_domain() -> None:
+    """R1, R16, R20, R21: every upgrade of every building of these positions, named by each
+    of its squares, to every type and top-left square, with every surcharge: ``check``
+    accepts exactly those whose one name ``legal_actions`` lists."""
+    accepted = 0
+    for spec in CRAFTED:
+        state = position(2, **spec)
+        legal = {_key(a): a for a in legal_actions(state, 0)}
+        indexes = [BoardIndex(b) for b in state.boards]
+        hand = [*state.players[0].hand, Family.CIVIL]
+
+        def pays(extra: int, hand: list[Family] = hand) -> list[tuple[Family, ...]]:
+            return _multisets(hand, extra)
+
+        for age in (Age.MIGHT, Age.FAITH):
+            for b in indexes[age].buildings.values():
+                for cell in b.cells:
+                    for to in BuildingType:
+                        for spot in _upgrades(age, b, square_name(cell), to, 2, pays):
+                            for action in spot:
+                                _agree(state, 0, action, legal, indexes)
+                                accepted += _accepted(state, 0, action)
+    assert accepted >= 40, accepted  # refusals are not all it sees
 
 
 def test_autocomplete_queries_return_exactly_the_legal_actions_of_their_kind() -> None:

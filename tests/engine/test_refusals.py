@@ -10,13 +10,17 @@ from engine import (
     Construct,
     Demolish,
     EndTurn,
+    GameState,
     MalformedAction,
     Populate,
+    Renovate,
     Travel,
     Upgrade,
     apply,
+    explain,
     parse_action,
 )
+from engine.actions import Action
 from engine.builder import position
 
 from .helpers import F, M, R, refused
@@ -92,9 +96,58 @@ def test_action_on_the_wrong_board() -> None:
     refused(r, 0, Upgrade(age=R, square="F4", to=BuildingType.CASTLE), "R40")
 
 
-def test_no_building_there() -> None:
-    s = position(2, hands={0: "mmcc"})
-    refused(s, 0, Demolish(age=M, square="F4"), "R1")
+def test_r1_an_action_on_an_empty_square_names_its_rule_in_every_language() -> None:
+    s = position(2, hands={0: "mmcc"}, adventurers={0: [M, R]})
+    for action in (
+        Demolish(age=M, square="F4"),
+        Upgrade(age=M, square="A1", to=BuildingType.KEEP),
+        Populate(square="F4"),
+        Renovate(square="F4"),
+    ):
+        err = refused(s, 0, action, "R1")
+        for lang in ("en", "fr", "de"):
+            assert explain(err, lang).startswith("R1 "), (lang, explain(err, lang))
+    err = refused(s, 0, Demolish(age=M, square="F4"), "R1")
+    assert err.message == "R1 Board: there is no building on F4 in the age of Might."
+
+
+def _short_of_cards(state: GameState, action: Action, rule: str) -> None:
+    """Refused for missing cards (R15's sentence), naming the action's own rule everywhere."""
+    err = refused(state, 0, action, rule)
+    assert err.key == "refusal.cards_short", err.message
+    for lang in ("en", "fr", "de"):
+        text = explain(err, lang)
+        assert text.startswith(f"{rule} ") and (rule == "R15" or "R15" not in text), (lang, text)
+
+
+def test_r16_an_upgrade_short_of_cards_names_r16() -> None:
+    s = position(2, might="Watchtower F4 0", hands={0: "rrcc"})
+    _short_of_cards(s, Upgrade(age=M, square="F4", to=K, at="F4"), "R16")
+    err = refused(s, 0, Upgrade(age=M, square="F4", to=K, at="F4"), "R16")
+    assert err.message == (
+        "R16 Cards: this upgrade to a Keep needs 1 military card, and your hand lacks "
+        "1 military."
+    )
+
+
+def test_r22_a_demolition_short_of_cards_names_r22() -> None:
+    s = position(2, might="Chapel F4 1", hands={0: "mmcc"})
+    _short_of_cards(s, Demolish(age=M, square="F4"), "R22")
+
+
+def test_r41_populating_short_of_cards_names_r41() -> None:
+    s = position(2, reason="Town F4", hands={0: "cmmr"}, adventurers={0: [R, R]})
+    _short_of_cards(s, Populate(square="F4", count=2), "R41")
+
+
+def test_r42_a_renovation_short_of_cards_names_r42() -> None:
+    s = position(2, reason="Keep F4 ruin", hands={0: "rrcc"}, adventurers={0: [R, R]})
+    _short_of_cards(s, Renovate(square="F4"), "R42")
+
+
+def test_r15_a_construction_short_of_cards_still_names_r15() -> None:
+    s = position(2, hands={0: "mrcc"})
+    _short_of_cards(s, Construct(age=M, building=K, square="F4"), "R15")
 
 
 def test_game_over() -> None:

@@ -255,10 +255,12 @@ def test_games_and_wild_actions_are_worded_in_every_language(seed: int) -> None:
 _TILE = phrase("phrase.tile_owned", who="{P1}", type="castle", at="C4")
 # Sentences the games above rarely or never meet, with the params the engine gives them.
 RARE = [
-    ("refusal.cards_short", {"what": phrase("phrase.this_upgrade", to="abbey"),
+    ("refusal.cards_short", {"action_rule": "R16",
+                             "what": phrase("phrase.this_upgrade", to="abbey"),
                              "cards": ["religious", "religious"],
                              "short": [phrase("phrase.missing_religious", n=1)]}),
-    ("refusal.cards_short", {"what": phrase("phrase.demolishing_it"), "cards": ["civil"],
+    ("refusal.cards_short", {"action_rule": "R22", "what": phrase("phrase.demolishing_it"),
+                             "cards": ["civil"],
                              "short": [phrase("phrase.missing_civil", n=1)]}),
     ("refusal.card_limit", {"what": phrase("phrase.populating"), "n": 3, "age": "reason",
                             "room": 2}),
