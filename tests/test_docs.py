@@ -20,7 +20,7 @@ def rules_part(text: str) -> str:
 
 
 def pages() -> list[Path]:
-    return [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    return [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 
 @pytest.mark.parametrize("page", pages(), ids=lambda p: str(p.relative_to(ROOT)))
