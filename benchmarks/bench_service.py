@@ -154,8 +154,9 @@ async def bench_size(directory: Path, per_count: int) -> dict[int, tuple[float, 
                     await service.act(ch, info.user_of(seat) or 0, action)
             await storage.checkpoint_wal()
             total = (await storage.size_bytes() - base) / per_count
-            async with storage.read() as q:
-                row = await q._one("SELECT SUM(LENGTH(action) + LENGTH(events) + 40) FROM moves")
+            with sqlite3.connect(path) as raw:
+                row = raw.execute(
+                    "SELECT SUM(LENGTH(action) + LENGTH(events) + 40) FROM moves").fetchone()
             log = float(row[0]) / per_count if row and row[0] else 0.0
         out[players] = (total, log)
     return out

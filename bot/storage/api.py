@@ -1,8 +1,9 @@
 """The storage interface the game service talks to, whatever the backend.
 
 Two implementations: :mod:`bot.storage.sqlite` (SQLite, one file, the default) and
-:mod:`bot.storage.postgres` (PostgreSQL, shared by several bot processes). Both return the same row
-dataclasses (defined in :mod:`bot.storage.sqlite`) and keep the same promises:
+:mod:`bot.storage.postgres` (PostgreSQL, shared by several bot processes). Both run the queries
+written once in :mod:`bot.storage.sql`, return the row dataclasses defined here and keep the
+same promises:
 
 - ``write()`` is one transaction: it commits when the block ends and rolls back if it raises;
   the game rows a transaction reads are its own until it ends (SQLite: one writer at a time;

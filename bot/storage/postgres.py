@@ -1,8 +1,9 @@
 """PostgreSQL storage (asyncpg) for several bot processes sharing one database.
 
-The same ``Queries`` / ``Tx`` / ``Storage`` methods and row dataclasses as :mod:`bot.storage.sqlite`
-(the interface is :mod:`bot.storage.api`), its own numbered migrations, and the same promises
-across processes (docs/storage-postgres.md):
+The interface of :mod:`bot.storage.api` with the queries of :mod:`bot.storage.sql` (run by
+:class:`PgRun` with the ``$n`` form of their statements), its own numbered migrations,
+connection pools and transactions, and the same promises across processes
+(docs/storage-postgres.md):
 
 - **One writer per game.** Inside ``write()``, finding a game (``game_for_channel``,
   ``game``, ``timer``) first takes a transaction-scoped advisory lock on the game's channel
@@ -26,28 +27,17 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import json
 import re
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, TypeAlias
 
 import asyncpg
 from asyncpg.pool import PoolConnectionProxy
 
-from engine import StaleState
-
-from .api import (
-    LIVE_STATUSES,
-    GameRow,
-    MoveRow,
-    NoteRow,
-    OutboxRow,
-    PendingMoveRow,
-    SeatRow,
-    TimerRow,
-    safe_url,
-)
+from . import sql
+from .api import GameRow, TimerRow, safe_url
+from .sql import Insert, SqlQueries, SqlTx, Statement, live_or_latest
 
 # (class, key) of the advisory lock held while migrating; the two-int key space of advisory
 # locks does not overlap the bigint one used for channels
@@ -185,180 +175,69 @@ SCHEMA_VERSION = len(MIGRATIONS)
 # a connection of the pool (or a plain one)
 _Conn: TypeAlias = "asyncpg.Connection[asyncpg.Record] | PoolConnectionProxy[asyncpg.Record]"
 
-_GAME_COLS = (
-    "id, guild_id, channel_id, creator_id, status, settings, seed, state, checkpoint, "
-    "checkpoint_seq, version, created_at, updated_at, paused_at, turn_timing"
-)
-_OUTBOX_COLS = ("id, game_id, kind, user_id, body, created_at, attempts, next_at, sent_at, "
-                "result")
-_PENDING_COLS = "key, game_id, version, user_id, line, state, created_at"
-_SEAT_COLS = "game_id, seat, user_id, name, joined_at, muted, away_until, removed"
-_MOVE_COLS = "id, game_id, seq, version, seat, user_id, kind, action, events, step, created_at"
-_TIMER_COLS = "id, game_id, kind, seat, user_id, due_at, payload, created_at"
-_LIVE = "status IN ({})".format(", ".join(f"'{s}'" for s in LIVE_STATUSES))
-
-_GAME_FIELDS = {"status", "settings", "state", "checkpoint", "checkpoint_seq", "creator_id",
-                "paused_at"}
-_SEAT_FIELDS = {"user_id", "name", "joined_at", "muted", "away_until", "removed"}
-_BOOL_SEAT_FIELDS = {"muted", "removed"}
-
 
 def _count(status: str) -> int:
     """The row count of a command tag such as ``UPDATE 1`` or ``DELETE 0``."""
     return int(status.rsplit(" ", 1)[-1])
 
 
-def _seat_row(r: asyncpg.Record) -> SeatRow:
-    return SeatRow(r[0], r[1], r[2], r[3], r[4], bool(r[5]), r[6], bool(r[7]))
+class PgRun:
+    """The run layer of :class:`SqlQueries` on one asyncpg connection: the ``$n`` form of
+    each statement (made when the statement was defined)."""
 
-
-class PgQueries:
-    """Statements on one connection (inside a transaction). ``PgTx`` adds the writes."""
+    __slots__ = ("_conn",)
 
     def __init__(self, conn: _Conn) -> None:
         self._conn = conn
 
-    async def _one(self, sql: str, *args: Any) -> asyncpg.Record | None:
-        return await self._conn.fetchrow(sql, *args)
+    async def rows(self, stmt: Statement, *args: Any) -> Sequence[asyncpg.Record]:
+        return await self._conn.fetch(stmt.dollar, *args)
 
-    async def _all(self, sql: str, *args: Any) -> list[asyncpg.Record]:
-        return list(await self._conn.fetch(sql, *args))
+    async def row(self, stmt: Statement, *args: Any) -> asyncpg.Record | None:
+        return await self._conn.fetchrow(stmt.dollar, *args)
 
-    async def game(self, game_id: int) -> GameRow | None:
-        row = await self._one(f"SELECT {_GAME_COLS} FROM games WHERE id = $1", game_id)
-        return GameRow(*row) if row else None
+    async def value(self, stmt: Statement, *args: Any) -> Any:
+        return await self._conn.fetchval(stmt.dollar, *args)
 
-    async def game_for_channel(self, channel_id: int, *, live_only: bool = False) -> GameRow | None:
-        """The channel's live game (lobby or active); else, unless ``live_only``, its latest."""
-        row = await self._one(
-            f"SELECT {_GAME_COLS} FROM games WHERE channel_id = $1 "
-            f"ORDER BY {_LIVE} DESC, id DESC LIMIT 1",
-            channel_id,
-        )
-        game = GameRow(*row) if row else None
-        if game is not None and live_only and not game.is_live:
-            return None
-        return game
+    async def execute(self, stmt: Statement, *args: Any) -> None:
+        await self._conn.execute(stmt.dollar, *args)
 
-    async def games(self, *, status: str | None = None) -> list[GameRow]:
-        if status is None:
-            rows = await self._all(f"SELECT {_GAME_COLS} FROM games ORDER BY id")
-        else:
-            rows = await self._all(
-                f"SELECT {_GAME_COLS} FROM games WHERE status = $1 ORDER BY id", status
-            )
-        return [GameRow(*r) for r in rows]
+    async def count(self, stmt: Statement, *args: Any) -> int:
+        return _count(await self._conn.execute(stmt.dollar, *args))
 
-    async def seats(self, game_id: int) -> list[SeatRow]:
-        rows = await self._all(
-            f"SELECT {_SEAT_COLS} FROM seats WHERE game_id = $1 ORDER BY seat", game_id
-        )
-        return [_seat_row(r) for r in rows]
+    async def insert(self, stmt: Insert, *args: Any) -> int:
+        return int(await self._conn.fetchval(stmt.dollar, *args))  # ... RETURNING id
 
-    async def games_of_user(self, user_id: int, *, live_only: bool = True) -> list[GameRow]:
-        """The games where ``user_id`` has a seat (live ones only by default), oldest first."""
-        live = f" AND g.{_LIVE}" if live_only else ""
-        cols = ", ".join(f"g.{c.strip()}" for c in _GAME_COLS.split(","))
-        rows = await self._all(
-            f"SELECT {cols} FROM games g JOIN seats s ON s.game_id = g.id "
-            f"WHERE s.user_id = $1{live} ORDER BY g.id",
-            user_id,
-        )
-        return [GameRow(*r) for r in rows]
-
-    async def notes(self, game_id: int) -> list[NoteRow]:
-        rows = await self._all(
-            "SELECT id, game_id, after_seq, user_id, text, created_at FROM notes "
-            "WHERE game_id = $1 ORDER BY id",
-            game_id,
-        )
-        return [NoteRow(*r) for r in rows]
-
-    async def moves(self, game_id: int, *, after_seq: int = 0) -> list[MoveRow]:
-        rows = await self._all(
-            f"SELECT {_MOVE_COLS} FROM moves WHERE game_id = $1 AND seq > $2 ORDER BY seq",
-            game_id, after_seq,
-        )
-        return [MoveRow(*r) for r in rows]
-
-    async def last_moves(self, game_id: int, limit: int) -> list[MoveRow]:
-        rows = await self._all(
-            f"SELECT {_MOVE_COLS} FROM moves WHERE game_id = $1 ORDER BY seq DESC LIMIT $2",
-            game_id, limit,
-        )
-        return [MoveRow(*r) for r in reversed(rows)]
-
-    async def last_seq(self, game_id: int) -> int:
-        value = await self._conn.fetchval(
-            "SELECT MAX(seq) FROM moves WHERE game_id = $1", game_id
-        )
-        return int(value) if value is not None else 0
-
-    async def last_seq_of_seat(self, game_id: int, seat: int) -> int:
-        """The log position of the seat's last entry (0 if it has none)."""
-        value = await self._conn.fetchval(
-            "SELECT MAX(seq) FROM moves WHERE game_id = $1 AND seat = $2", game_id, seat
-        )
-        return int(value) if value is not None else 0
-
-    async def timers(self, game_id: int) -> list[TimerRow]:
-        rows = await self._all(
-            f"SELECT {_TIMER_COLS} FROM timers WHERE game_id = $1 ORDER BY due_at, id", game_id
-        )
-        return [TimerRow(*r) for r in rows]
-
-    async def due_timers(self, now: float, limit: int = 100) -> list[TimerRow]:
-        rows = await self._all(
-            f"SELECT {_TIMER_COLS} FROM timers WHERE due_at <= $1 ORDER BY due_at, id LIMIT $2",
-            float(now), limit,
-        )
-        return [TimerRow(*r) for r in rows]
-
-    async def timer(self, timer_id: int) -> TimerRow | None:
-        row = await self._one(f"SELECT {_TIMER_COLS} FROM timers WHERE id = $1", timer_id)
-        return TimerRow(*row) if row else None
-
-    async def next_due(self) -> float | None:
-        value = await self._conn.fetchval("SELECT MIN(due_at) FROM timers")
-        return float(value) if value is not None else None
-
-    async def unsent(self, game_id: int | None = None, limit: int = 200) -> list[OutboxRow]:
-        """Undelivered outbox rows, oldest first (of one game, or of all games)."""
-        if game_id is None:
-            rows = await self._all(
-                f"SELECT {_OUTBOX_COLS} FROM outbox WHERE sent_at IS NULL ORDER BY id LIMIT $1",
-                limit)
-        else:
-            rows = await self._all(
-                f"SELECT {_OUTBOX_COLS} FROM outbox WHERE sent_at IS NULL AND game_id = $1 "
-                "ORDER BY id LIMIT $2", game_id, limit)
-        return [OutboxRow(*r) for r in rows]
-
-    async def outbox_row(self, row_id: int) -> OutboxRow | None:
-        row = await self._one(f"SELECT {_OUTBOX_COLS} FROM outbox WHERE id = $1", row_id)
-        return OutboxRow(*row) if row else None
-
-    async def pending_move(self, key: str) -> PendingMoveRow | None:
-        row = await self._one(f"SELECT {_PENDING_COLS} FROM pending_moves WHERE key = $1", key)
-        return PendingMoveRow(*row) if row else None
+    async def execute_many(self, stmt: Statement, rows: Iterable[Sequence[Any]]) -> None:
+        await self._conn.executemany(stmt.dollar, rows)
 
 
-class PgTx(PgQueries):
+# PostgreSQL's own statements: the channel lock, and the rows a write transaction locks
+_LOCK_CHANNEL = Statement("SELECT pg_advisory_xact_lock(?)")
+_CHANNEL_OF_GAME = Statement("SELECT channel_id FROM games WHERE id = ?")
+_GAME_OF_TIMER = Statement("SELECT game_id FROM timers WHERE id = ?")
+_GAME_FOR_UPDATE = Statement(f"{sql.GAME.qmark} FOR UPDATE")
+_GAME_OF_CHANNEL_FOR_UPDATE = Statement(f"{sql.GAME_OF_CHANNEL.qmark} FOR UPDATE")
+_TIMER_FOR_UPDATE = Statement(f"{sql.TIMER.qmark} FOR UPDATE")
+
+
+class PgTx(SqlTx):
     """The writes, valid only inside ``PgStorage.write()``. Finding a game or a timer here
-    locks its channel until the transaction ends (see the module's docstring)."""
+    locks its channel until the transaction ends (see the module's docstring); the other
+    queries are those of :class:`SqlTx`."""
 
-    def __init__(self, conn: _Conn) -> None:
-        super().__init__(conn)
+    def __init__(self, run: PgRun) -> None:
+        super().__init__(run)
         self._locked: set[int] = set()
 
     async def _lock_channel(self, channel_id: int) -> None:
         if channel_id not in self._locked:
-            await self._conn.execute("SELECT pg_advisory_xact_lock($1)", channel_id)
+            await self._run.execute(_LOCK_CHANNEL, channel_id)
             self._locked.add(channel_id)
 
     async def _lock_game(self, game_id: int) -> bool:
         """Lock the game's channel; False if there is no such game."""
-        channel = await self._conn.fetchval("SELECT channel_id FROM games WHERE id = $1", game_id)
+        channel = await self._run.value(_CHANNEL_OF_GAME, game_id)
         if channel is None:
             return False
         await self._lock_channel(int(channel))
@@ -367,276 +246,29 @@ class PgTx(PgQueries):
     async def game(self, game_id: int) -> GameRow | None:
         if not await self._lock_game(game_id):
             return None
-        row = await self._one(
-            f"SELECT {_GAME_COLS} FROM games WHERE id = $1 FOR UPDATE", game_id
-        )
-        return GameRow(*row) if row else None
+        row = await self._run.row(_GAME_FOR_UPDATE, game_id)
+        return None if row is None else GameRow(*row)
 
     async def game_for_channel(self, channel_id: int, *, live_only: bool = False) -> GameRow | None:
         await self._lock_channel(channel_id)
-        row = await self._one(
-            f"SELECT {_GAME_COLS} FROM games WHERE channel_id = $1 "
-            f"ORDER BY {_LIVE} DESC, id DESC LIMIT 1 FOR UPDATE",
-            channel_id,
-        )
-        game = GameRow(*row) if row else None
-        if game is not None and live_only and not game.is_live:
-            return None
-        return game
+        return live_or_latest(await self._run.row(_GAME_OF_CHANNEL_FOR_UPDATE, channel_id),
+                              live_only)
 
     async def timer(self, timer_id: int) -> TimerRow | None:
         """The timer, read after its game is locked: what another process did to it is
         committed and visible (a fired timer is gone or rescheduled)."""
-        game_id = await self._conn.fetchval("SELECT game_id FROM timers WHERE id = $1", timer_id)
+        game_id = await self._run.value(_GAME_OF_TIMER, timer_id)
         if game_id is None or not await self._lock_game(int(game_id)):
             return None
-        row = await self._one(
-            f"SELECT {_TIMER_COLS} FROM timers WHERE id = $1 FOR UPDATE", timer_id
-        )
-        return TimerRow(*row) if row else None
+        row = await self._run.row(_TIMER_FOR_UPDATE, timer_id)
+        return None if row is None else TimerRow(*row)
 
-    async def insert_game(
-        self,
-        *,
-        guild_id: int | None,
-        channel_id: int,
-        creator_id: int,
-        settings: str,
-        seed: int,
-        now: float,
-    ) -> int:
+    async def insert_game(self, *, guild_id: int | None, channel_id: int, creator_id: int,
+                          settings: str, seed: int, now: float) -> int:
         await self._lock_channel(channel_id)
-        game_id = await self._conn.fetchval(
-            "INSERT INTO games (guild_id, channel_id, creator_id, status, settings, seed, "
-            "version, created_at, updated_at) VALUES ($1, $2, $3, 'lobby', $4, $5, 1, $6, $6) "
-            "RETURNING id",
-            guild_id, channel_id, creator_id, settings, seed, float(now),
-        )
-        return int(game_id)
-
-    async def update_game(
-        self, game_id: int, expected_version: int, *, now: float, **fields: Any
-    ) -> int:
-        """Set ``fields`` and ``version = version + 1`` only where the version is still
-        ``expected_version``; returns the new version. Raises StaleState otherwise."""
-        unknown = set(fields) - _GAME_FIELDS
-        if unknown:
-            raise ValueError(f"unknown game fields {sorted(unknown)}")
-        values = [float(v) if k == "paused_at" and v is not None else v
-                  for k, v in fields.items()]
-        sets = "".join(f"{name} = ${i}, " for i, name in enumerate(fields, 1))
-        n = len(fields)
-        status = await self._conn.execute(
-            f"UPDATE games SET {sets}version = version + 1, updated_at = ${n + 1} "
-            f"WHERE id = ${n + 2} AND version = ${n + 3}",
-            *values, float(now), game_id, expected_version,
-        )
-        if _count(status) != 1:
-            raise StaleState(
-                "The game changed while your command was being handled; look again and retry."
-            )
-        return expected_version + 1
-
-    async def add_seat(self, game_id: int, seat: int, user_id: int, name: str, now: float) -> None:
-        await self._conn.execute(
-            "INSERT INTO seats (game_id, seat, user_id, name, joined_at) "
-            "VALUES ($1, $2, $3, $4, $5)",
-            game_id, seat, user_id, name, float(now),
-        )
-
-    async def remove_seat(self, game_id: int, user_id: int) -> None:
-        await self._conn.execute(
-            "DELETE FROM seats WHERE game_id = $1 AND user_id = $2", game_id, user_id
-        )
-
-    async def replace_seats(self, game_id: int, seats: Sequence[SeatRow]) -> None:
-        await self._conn.execute("DELETE FROM seats WHERE game_id = $1", game_id)
-        await self._conn.executemany(
-            f"INSERT INTO seats ({_SEAT_COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-            [(game_id, s.seat, s.user_id, s.name, float(s.joined_at), bool(s.muted),
-              None if s.away_until is None else float(s.away_until), bool(s.removed))
-             for s in seats],
-        )
-
-    async def update_seat(self, game_id: int, seat: int, **fields: Any) -> None:
-        """Set some of ``user_id``, ``name``, ``joined_at``, ``muted``, ``away_until``,
-        ``removed`` on one seat (``muted`` and ``removed`` may come as 0/1)."""
-        unknown = set(fields) - _SEAT_FIELDS
-        if unknown:
-            raise ValueError(f"unknown seat fields {sorted(unknown)}")
-        if not fields:
-            return
-        values = []
-        for name, value in fields.items():
-            if name in _BOOL_SEAT_FIELDS:
-                value = bool(value)
-            elif name in ("joined_at", "away_until") and value is not None:
-                value = float(value)
-            values.append(value)
-        sets = ", ".join(f"{name} = ${i}" for i, name in enumerate(fields, 1))
-        n = len(fields)
-        await self._conn.execute(
-            f"UPDATE seats SET {sets} WHERE game_id = ${n + 1} AND seat = ${n + 2}",
-            *values, game_id, seat,
-        )
-
-    async def add_note(
-        self, game_id: int, after_seq: int, text: str, now: float, user_id: int | None = None
-    ) -> None:
-        await self._conn.execute(
-            "INSERT INTO notes (game_id, after_seq, user_id, text, created_at) "
-            "VALUES ($1, $2, $3, $4, $5)",
-            game_id, after_seq, user_id, text, float(now),
-        )
-
-    async def append_move(
-        self,
-        *,
-        game_id: int,
-        seq: int,
-        version: int,
-        seat: int,
-        user_id: int | None,
-        kind: str,
-        action: str,
-        events: str,
-        step: int,
-        now: float,
-    ) -> None:
-        """Append one entry to the log; UNIQUE (game_id, seq) and (game_id, version) make a
-        duplicate entry impossible."""
-        await self._conn.execute(
-            "INSERT INTO moves (game_id, seq, version, seat, user_id, kind, action, events, "
-            "step, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-            game_id, seq, version, seat, user_id, kind, action, events, step, float(now),
-        )
-
-    async def add_timer(
-        self,
-        *,
-        game_id: int,
-        kind: str,
-        due_at: float,
-        now: float,
-        seat: int | None = None,
-        user_id: int | None = None,
-        payload: dict[str, Any] | None = None,
-    ) -> int:
-        timer_id = await self._conn.fetchval(
-            "INSERT INTO timers (game_id, kind, seat, user_id, due_at, payload, created_at) "
-            "VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
-            game_id, kind, seat, user_id, float(due_at), json.dumps(payload or {}), float(now),
-        )
-        return int(timer_id)
-
-    async def cancel_timers(self, game_id: int, kinds: Sequence[str] | None = None) -> None:
-        if kinds is None:
-            await self._conn.execute("DELETE FROM timers WHERE game_id = $1", game_id)
-        else:
-            await self._conn.execute(
-                "DELETE FROM timers WHERE game_id = $1 AND kind = ANY($2::text[])",
-                game_id, list(kinds),
-            )
-
-    async def reschedule_timer(
-        self, timer_id: int, due_at: float, payload: dict[str, Any] | None = None
-    ) -> None:
-        """Move a timer to ``due_at`` (and replace its payload when one is given)."""
-        if payload is None:
-            await self._conn.execute(
-                "UPDATE timers SET due_at = $1 WHERE id = $2", float(due_at), timer_id
-            )
-        else:
-            await self._conn.execute(
-                "UPDATE timers SET due_at = $1, payload = $2 WHERE id = $3",
-                float(due_at), json.dumps(payload), timer_id,
-            )
-
-    async def delete_timer(self, timer_id: int) -> bool:
-        status = await self._conn.execute("DELETE FROM timers WHERE id = $1", timer_id)
-        return _count(status) == 1
-
-    async def set_turn_timing(self, game_id: int, timing: dict[str, Any] | None) -> None:
-        """The current turn's deadline bookkeeping (no new version: it follows the move)."""
-        await self._conn.execute(
-            "UPDATE games SET turn_timing = $1 WHERE id = $2",
-            json.dumps(timing) if timing is not None else None, game_id,
-        )
-
-    async def add_outbox(self, *, game_id: int, kind: str, user_id: int | None, body: str,
-                         now: float) -> int:
-        row_id = await self._conn.fetchval(
-            "INSERT INTO outbox (game_id, kind, user_id, body, created_at, next_at) "
-            "VALUES ($1, $2, $3, $4, $5, $5) RETURNING id",
-            game_id, kind, user_id, body, float(now),
-        )
-        return int(row_id)
-
-    async def mark_sent(self, row_id: int, now: float, result: str) -> None:
-        await self._conn.execute(
-            "UPDATE outbox SET sent_at = $1, result = $2, attempts = attempts + 1 WHERE id = $3",
-            float(now), result, row_id,
-        )
-
-    async def retry_later(self, row_id: int, next_at: float, result: str) -> None:
-        await self._conn.execute(
-            "UPDATE outbox SET attempts = attempts + 1, next_at = $1, result = $2 WHERE id = $3",
-            float(next_at), result, row_id,
-        )
-
-    async def prune_outbox(self, before: float) -> int:
-        """Delete delivered rows sent before ``before``, and previews left unanswered since
-        then (their buttons then say the preview has expired); returns how many rows."""
-        status = await self._conn.execute(
-            "DELETE FROM outbox WHERE sent_at IS NOT NULL AND sent_at < $1", float(before))
-        await self._conn.execute("DELETE FROM pending_moves WHERE created_at < $1",
-                                 float(before))
-        return _count(status)
-
-    async def notice_once(self, game_id: int, user_id: int, kind: str, now: float) -> bool:
-        """Record that ``kind`` was told about ``user_id`` in this game; True the first time."""
-        status = await self._conn.execute(
-            "INSERT INTO notices (game_id, user_id, kind, created_at) VALUES ($1, $2, $3, $4) "
-            "ON CONFLICT DO NOTHING",
-            game_id, user_id, kind, float(now),
-        )
-        return _count(status) == 1
-
-    async def forget_notice(self, game_id: int, user_id: int, kind: str) -> None:
-        await self._conn.execute(
-            "DELETE FROM notices WHERE game_id = $1 AND user_id = $2 AND kind = $3",
-            game_id, user_id, kind)
-
-    async def add_pending_move(self, *, key: str, game_id: int, version: int, user_id: int,
-                               line: str, now: float) -> None:
-        await self._conn.execute(
-            f"INSERT INTO pending_moves ({_PENDING_COLS}) "
-            "VALUES ($1, $2, $3, $4, $5, 'open', $6)",
-            key, game_id, version, user_id, line, float(now),
-        )
-
-    async def set_pending_state(self, key: str, old: str, new: str) -> bool:
-        """Move a previewed move from ``old`` to ``new``; False if it was not ``old``."""
-        status = await self._conn.execute(
-            "UPDATE pending_moves SET state = $1 WHERE key = $2 AND state = $3", new, key, old)
-        return _count(status) == 1
-
-    async def claim_outbox(self, game_id: int, owner: str, now: float, until: float) -> bool:
-        """Take, or extend, the right to deliver the game's outbox rows until ``until``;
-        False while another owner holds it. One conditional upsert: of two processes
-        claiming at once, the second waits for the first's row lock, then finds it held."""
-        status = await self._conn.execute(
-            "INSERT INTO outbox_claims (game_id, owner, until) VALUES ($1, $2, $3) "
-            "ON CONFLICT (game_id) DO UPDATE SET owner = excluded.owner, until = excluded.until "
-            "WHERE outbox_claims.owner = excluded.owner OR outbox_claims.until <= $4",
-            game_id, owner, float(until), float(now),
-        )
-        return _count(status) == 1
-
-    async def release_outbox(self, game_id: int, owner: str) -> None:
-        """Give up the game's claim if ``owner`` holds it."""
-        await self._conn.execute(
-            "DELETE FROM outbox_claims WHERE game_id = $1 AND owner = $2", game_id, owner)
+        return await super().insert_game(guild_id=guild_id, channel_id=channel_id,
+                                          creator_id=creator_id, settings=settings, seed=seed,
+                                          now=now)
 
 
 # --- the storage object -------------------------------------------------------------------------
@@ -756,7 +388,7 @@ class PgStorage:
         async with self._require_pool().acquire() as conn:
             tr = conn.transaction()
             await tr.start()
-            tx = PgTx(conn)
+            tx = PgTx(PgRun(conn))
             token = self._open_tx.set(tx)
             try:
                 yield tx
@@ -777,13 +409,13 @@ class PgStorage:
         await tr.commit()
 
     @asynccontextmanager
-    async def read(self) -> AsyncIterator[PgQueries]:
+    async def read(self) -> AsyncIterator[SqlQueries]:
         """A consistent snapshot of what is committed (REPEATABLE READ, read only)."""
         assert self._read_pool is not None, "PgStorage.open() first"
         async with self._read_pool.acquire() as conn, conn.transaction(
             isolation="repeatable_read", readonly=True
         ):
-            yield PgQueries(conn)
+            yield SqlQueries(PgRun(conn))
 
 
 async def _version(conn: _Conn) -> int:

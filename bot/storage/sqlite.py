@@ -1,5 +1,5 @@
-"""SQLite storage for games (style 9): one file in the data directory, WAL mode, numbered
-migrations recorded in ``PRAGMA user_version``, one write transaction at a time.
+"""SQLite storage for games: one file in the data directory, WAL mode, numbered migrations
+recorded in ``PRAGMA user_version``, one write transaction at a time.
 
 Two aiosqlite connections share the file:
 
@@ -8,8 +8,9 @@ Two aiosqlite connections share the file:
 - the **reader**, used by ``Storage.read()`` for status, hands and history: WAL lets it read the
   last committed state while a write is under way.
 
-Nothing here knows the rules or Discord; rows come back as small frozen dataclasses and the
-JSON columns as text (the service validates them).
+The queries are those of :mod:`bot.storage.sql`, run by :class:`SqliteRun` with the ``?``
+form of their statements. Nothing here knows the rules or Discord; rows come back as small
+frozen dataclasses and the JSON columns as text (the service validates them).
 """
 
 from __future__ import annotations
@@ -17,34 +18,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-import json
 import logging
 import os
 import sqlite3
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import aiosqlite
 
-from engine import StaleState
-
-from .api import (
-    GameRow,
-    MoveRow,
-    NoteRow,
-    OutboxRow,
-    PendingMoveRow,
-    SeatRow,
-    StorageLost,
-    TimerRow,
-)
+from .api import StorageLost
+from .sql import Insert, SqlQueries, SqlTx, Statement
 
 DB_FILENAME = "khronos.sqlite3"
 
 log = logging.getLogger("khronos.storage")
-
 
 
 # --- migrations: a numbered list; migration i (1-based) brings user_version from i-1 to i -----
@@ -178,390 +167,43 @@ MIGRATIONS: list[str] = [
 
 SCHEMA_VERSION = len(MIGRATIONS)
 
-
-_OUTBOX_COLS = ("id, game_id, kind, user_id, body, created_at, attempts, next_at, sent_at, "
-                "result")
-_PENDING_COLS = "key, game_id, version, user_id, line, state, created_at"
-
-_GAME_COLS = (
-    "id, guild_id, channel_id, creator_id, status, settings, seed, state, checkpoint, "
-    "checkpoint_seq, version, created_at, updated_at, paused_at, turn_timing"
-)
-_SEAT_COLS = "game_id, seat, user_id, name, joined_at, muted, away_until, removed"
-_MOVE_COLS = "id, game_id, seq, version, seat, user_id, kind, action, events, step, created_at"
-_TIMER_COLS = "id, game_id, kind, seat, user_id, due_at, payload, created_at"
+# --- how statements run on an aiosqlite connection ----------------------------------------------
 
 
-# --- queries shared by reads and write transactions ------------------------------------------
+class SqliteRun:
+    """The run layer of :class:`SqlQueries` on one aiosqlite connection: the ``?`` form of
+    each statement. ``execute_fetchall`` is one hop to aiosqlite's thread (execute + fetch +
+    close would be three)."""
 
-
-class SqliteQueries:
-    """Statements on one connection. ``Tx`` adds the writes."""
+    __slots__ = ("_conn",)
 
     def __init__(self, conn: aiosqlite.Connection) -> None:
         self._conn = conn
 
-    # execute_fetchall is one hop to aiosqlite's thread (execute + fetch + close are three)
-    async def _one(self, sql: str, args: Sequence[Any] = ()) -> sqlite3.Row | None:
-        rows = await self._conn.execute_fetchall(sql, args)
-        return next(iter(rows), None)
+    async def rows(self, stmt: Statement, *args: Any) -> Sequence[sqlite3.Row]:
+        return list(await self._conn.execute_fetchall(stmt.qmark, args))
 
-    async def _all(self, sql: str, args: Sequence[Any] = ()) -> list[sqlite3.Row]:
-        return list(await self._conn.execute_fetchall(sql, args))
+    async def row(self, stmt: Statement, *args: Any) -> sqlite3.Row | None:
+        return next(iter(await self._conn.execute_fetchall(stmt.qmark, args)), None)
 
-    async def game(self, game_id: int) -> GameRow | None:
-        row = await self._one(f"SELECT {_GAME_COLS} FROM games WHERE id = ?", (game_id,))
-        return GameRow(*row) if row else None
+    async def value(self, stmt: Statement, *args: Any) -> Any:
+        row = next(iter(await self._conn.execute_fetchall(stmt.qmark, args)), None)
+        return None if row is None else row[0]
 
-    async def game_for_channel(self, channel_id: int, *, live_only: bool = False) -> GameRow | None:
-        """The channel's live game (lobby or active); else, unless ``live_only``, its latest."""
-        row = await self._one(
-            f"SELECT {_GAME_COLS} FROM games WHERE channel_id = ? "
-            "ORDER BY status IN ('lobby', 'active') DESC, id DESC LIMIT 1",
-            (channel_id,),
-        )
-        game = GameRow(*row) if row else None
-        if game is not None and live_only and not game.is_live:
-            return None
-        return game
+    async def execute(self, stmt: Statement, *args: Any) -> None:
+        await self._conn.execute(stmt.qmark, args)
 
-    async def games(self, *, status: str | None = None) -> list[GameRow]:
-        if status is None:
-            rows = await self._all(f"SELECT {_GAME_COLS} FROM games ORDER BY id")
-        else:
-            rows = await self._all(
-                f"SELECT {_GAME_COLS} FROM games WHERE status = ? ORDER BY id", (status,)
-            )
-        return [GameRow(*r) for r in rows]
-
-    async def seats(self, game_id: int) -> list[SeatRow]:
-        rows = await self._all(
-            f"SELECT {_SEAT_COLS} FROM seats WHERE game_id = ? ORDER BY seat", (game_id,)
-        )
-        return [_seat_row(r) for r in rows]
-
-    async def games_of_user(self, user_id: int, *, live_only: bool = True) -> list[GameRow]:
-        """The games where ``user_id`` has a seat (live ones only by default), oldest first."""
-        live = " AND g.status IN ('lobby', 'active')" if live_only else ""
-        cols = ", ".join(f"g.{c.strip()}" for c in _GAME_COLS.split(","))
-        rows = await self._all(
-            f"SELECT {cols} FROM games g JOIN seats s ON s.game_id = g.id "
-            f"WHERE s.user_id = ?{live} ORDER BY g.id",
-            (user_id,),
-        )
-        return [GameRow(*r) for r in rows]
-
-    async def notes(self, game_id: int) -> list[NoteRow]:
-        rows = await self._all(
-            "SELECT id, game_id, after_seq, user_id, text, created_at FROM notes "
-            "WHERE game_id = ? ORDER BY id",
-            (game_id,),
-        )
-        return [NoteRow(*r) for r in rows]
-
-    async def moves(self, game_id: int, *, after_seq: int = 0) -> list[MoveRow]:
-        rows = await self._all(
-            f"SELECT {_MOVE_COLS} FROM moves WHERE game_id = ? AND seq > ? ORDER BY seq",
-            (game_id, after_seq),
-        )
-        return [MoveRow(*r) for r in rows]
-
-    async def last_moves(self, game_id: int, limit: int) -> list[MoveRow]:
-        rows = await self._all(
-            f"SELECT {_MOVE_COLS} FROM moves WHERE game_id = ? ORDER BY seq DESC LIMIT ?",
-            (game_id, limit),
-        )
-        return [MoveRow(*r) for r in reversed(rows)]
-
-    async def last_seq(self, game_id: int) -> int:
-        row = await self._one("SELECT MAX(seq) FROM moves WHERE game_id = ?", (game_id,))
-        return int(row[0]) if row and row[0] is not None else 0
-
-    async def last_seq_of_seat(self, game_id: int, seat: int) -> int:
-        """The log position of the seat's last entry (0 if it has none)."""
-        row = await self._one(
-            "SELECT MAX(seq) FROM moves WHERE game_id = ? AND seat = ?", (game_id, seat)
-        )
-        return int(row[0]) if row and row[0] is not None else 0
-
-    async def timers(self, game_id: int) -> list[TimerRow]:
-        rows = await self._all(
-            f"SELECT {_TIMER_COLS} FROM timers WHERE game_id = ? ORDER BY due_at, id", (game_id,)
-        )
-        return [TimerRow(*r) for r in rows]
-
-    async def due_timers(self, now: float, limit: int = 100) -> list[TimerRow]:
-        rows = await self._all(
-            f"SELECT {_TIMER_COLS} FROM timers WHERE due_at <= ? ORDER BY due_at, id LIMIT ?",
-            (now, limit),
-        )
-        return [TimerRow(*r) for r in rows]
-
-    async def timer(self, timer_id: int) -> TimerRow | None:
-        row = await self._one(f"SELECT {_TIMER_COLS} FROM timers WHERE id = ?", (timer_id,))
-        return TimerRow(*row) if row else None
-
-    async def next_due(self) -> float | None:
-        row = await self._one("SELECT MIN(due_at) FROM timers")
-        return float(row[0]) if row and row[0] is not None else None
-
-    async def unsent(self, game_id: int | None = None, limit: int = 200) -> list[OutboxRow]:
-        """Undelivered outbox rows, oldest first (of one game, or of all games)."""
-        where = "sent_at IS NULL" + ("" if game_id is None else " AND game_id = ?")
-        args: tuple[Any, ...] = () if game_id is None else (game_id,)
-        rows = await self._all(
-            f"SELECT {_OUTBOX_COLS} FROM outbox WHERE {where} ORDER BY id LIMIT ?",
-            (*args, limit),
-        )
-        return [OutboxRow(*r) for r in rows]
-
-    async def outbox_row(self, row_id: int) -> OutboxRow | None:
-        row = await self._one(f"SELECT {_OUTBOX_COLS} FROM outbox WHERE id = ?", (row_id,))
-        return OutboxRow(*row) if row else None
-
-    async def pending_move(self, key: str) -> PendingMoveRow | None:
-        row = await self._one(f"SELECT {_PENDING_COLS} FROM pending_moves WHERE key = ?",
-                              (key,))
-        return PendingMoveRow(*row) if row else None
-
-
-class SqliteTx(SqliteQueries):
-    """The writes, valid only inside ``Storage.write()`` (one open ``BEGIN IMMEDIATE``)."""
-
-    async def insert_game(
-        self,
-        *,
-        guild_id: int | None,
-        channel_id: int,
-        creator_id: int,
-        settings: str,
-        seed: int,
-        now: float,
-    ) -> int:
-        cur = await self._conn.execute(
-            "INSERT INTO games (guild_id, channel_id, creator_id, status, settings, seed, "
-            "version, created_at, updated_at) VALUES (?, ?, ?, 'lobby', ?, ?, 1, ?, ?)",
-            (guild_id, channel_id, creator_id, settings, seed, now, now),
-        )
-        assert cur.lastrowid is not None
-        return cur.lastrowid
-
-    async def update_game(
-        self, game_id: int, expected_version: int, *, now: float, **fields: Any
-    ) -> int:
-        """Set ``fields`` and ``version = version + 1`` only where the version is still
-        ``expected_version``; returns the new version. Raises StaleState otherwise."""
-        allowed = {"status", "settings", "state", "checkpoint", "checkpoint_seq", "creator_id",
-                   "paused_at"}
-        unknown = set(fields) - allowed
-        if unknown:
-            raise ValueError(f"unknown game fields {sorted(unknown)}")
-        sets = "".join(f"{name} = ?, " for name in fields)
-        cur = await self._conn.execute(
-            f"UPDATE games SET {sets}version = version + 1, updated_at = ? "
-            "WHERE id = ? AND version = ?",
-            (*fields.values(), now, game_id, expected_version),
-        )
-        if cur.rowcount != 1:
-            raise StaleState(
-                "The game changed while your command was being handled; look again and retry."
-            )
-        return expected_version + 1
-
-    async def set_turn_timing(self, game_id: int, timing: dict[str, Any] | None) -> None:
-        """The current turn's deadline bookkeeping (no new version: it follows the move)."""
-        await self._conn.execute(
-            "UPDATE games SET turn_timing = ? WHERE id = ?",
-            (json.dumps(timing) if timing is not None else None, game_id),
-        )
-
-    async def add_seat(self, game_id: int, seat: int, user_id: int, name: str, now: float) -> None:
-        await self._conn.execute(
-            "INSERT INTO seats (game_id, seat, user_id, name, joined_at) VALUES (?, ?, ?, ?, ?)",
-            (game_id, seat, user_id, name, now),
-        )
-
-    async def remove_seat(self, game_id: int, user_id: int) -> None:
-        await self._conn.execute(
-            "DELETE FROM seats WHERE game_id = ? AND user_id = ?", (game_id, user_id)
-        )
-
-    async def replace_seats(self, game_id: int, seats: Sequence[SeatRow]) -> None:
-        await self._conn.execute("DELETE FROM seats WHERE game_id = ?", (game_id,))
-        await self._conn.executemany(
-            f"INSERT INTO seats ({_SEAT_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [(game_id, s.seat, s.user_id, s.name, s.joined_at, int(s.muted), s.away_until,
-              int(s.removed)) for s in seats],
-        )
-
-    async def update_seat(self, game_id: int, seat: int, **fields: Any) -> None:
-        """Set some of ``user_id``, ``name``, ``joined_at``, ``muted``, ``away_until``,
-        ``removed`` on one seat."""
-        allowed = {"user_id", "name", "joined_at", "muted", "away_until", "removed"}
-        unknown = set(fields) - allowed
-        if unknown:
-            raise ValueError(f"unknown seat fields {sorted(unknown)}")
-        if not fields:
-            return
-        sets = ", ".join(f"{name} = ?" for name in fields)
-        await self._conn.execute(
-            f"UPDATE seats SET {sets} WHERE game_id = ? AND seat = ?",
-            (*fields.values(), game_id, seat),
-        )
-
-    async def add_note(
-        self, game_id: int, after_seq: int, text: str, now: float, user_id: int | None = None
-    ) -> None:
-        await self._conn.execute(
-            "INSERT INTO notes (game_id, after_seq, user_id, text, created_at) "
-            "VALUES (?, ?, ?, ?, ?)",
-            (game_id, after_seq, user_id, text, now),
-        )
-
-    async def append_move(
-        self,
-        *,
-        game_id: int,
-        seq: int,
-        version: int,
-        seat: int,
-        user_id: int | None,
-        kind: str,
-        action: str,
-        events: str,
-        step: int,
-        now: float,
-    ) -> None:
-        """Append one entry to the log; the UNIQUE (game_id, seq) and (game_id, version)
-        constraints make a duplicate entry impossible."""
-        await self._conn.execute(
-            "INSERT INTO moves (game_id, seq, version, seat, user_id, kind, action, events, "
-            "step, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (game_id, seq, version, seat, user_id, kind, action, events, step, now),
-        )
-
-    async def add_timer(
-        self,
-        *,
-        game_id: int,
-        kind: str,
-        due_at: float,
-        now: float,
-        seat: int | None = None,
-        user_id: int | None = None,
-        payload: dict[str, Any] | None = None,
-    ) -> int:
-        cur = await self._conn.execute(
-            "INSERT INTO timers (game_id, kind, seat, user_id, due_at, payload, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (game_id, kind, seat, user_id, due_at, json.dumps(payload or {}), now),
-        )
-        assert cur.lastrowid is not None
-        return cur.lastrowid
-
-    async def cancel_timers(self, game_id: int, kinds: Sequence[str] | None = None) -> None:
-        if kinds is None:
-            await self._conn.execute("DELETE FROM timers WHERE game_id = ?", (game_id,))
-        else:
-            marks = ", ".join("?" for _ in kinds)
-            await self._conn.execute(
-                f"DELETE FROM timers WHERE game_id = ? AND kind IN ({marks})", (game_id, *kinds)
-            )
-
-    async def reschedule_timer(
-        self, timer_id: int, due_at: float, payload: dict[str, Any] | None = None
-    ) -> None:
-        """Move a timer to ``due_at`` (and replace its payload when one is given)."""
-        if payload is None:
-            await self._conn.execute(
-                "UPDATE timers SET due_at = ? WHERE id = ?", (due_at, timer_id)
-            )
-        else:
-            await self._conn.execute(
-                "UPDATE timers SET due_at = ?, payload = ? WHERE id = ?",
-                (due_at, json.dumps(payload), timer_id),
-            )
-
-    async def delete_timer(self, timer_id: int) -> bool:
-        cur = await self._conn.execute("DELETE FROM timers WHERE id = ?", (timer_id,))
-        return cur.rowcount == 1
-
-    async def add_outbox(self, *, game_id: int, kind: str, user_id: int | None, body: str,
-                         now: float) -> int:
-        cur = await self._conn.execute(
-            "INSERT INTO outbox (game_id, kind, user_id, body, created_at, next_at) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (game_id, kind, user_id, body, now, now),
-        )
-        assert cur.lastrowid is not None
-        return cur.lastrowid
-
-    async def mark_sent(self, row_id: int, now: float, result: str) -> None:
-        await self._conn.execute(
-            "UPDATE outbox SET sent_at = ?, result = ?, attempts = attempts + 1 WHERE id = ?",
-            (now, result, row_id),
-        )
-
-    async def retry_later(self, row_id: int, next_at: float, result: str) -> None:
-        await self._conn.execute(
-            "UPDATE outbox SET attempts = attempts + 1, next_at = ?, result = ? WHERE id = ?",
-            (next_at, result, row_id),
-        )
-
-    async def prune_outbox(self, before: float) -> int:
-        """Delete delivered rows sent before ``before``, and previews left unanswered since
-        then (their buttons then say the preview has expired); returns how many rows."""
-        cur = await self._conn.execute(
-            "DELETE FROM outbox WHERE sent_at IS NOT NULL AND sent_at < ?", (before,))
-        await self._conn.execute("DELETE FROM pending_moves WHERE created_at < ?", (before,))
+    async def count(self, stmt: Statement, *args: Any) -> int:
+        cur = await self._conn.execute(stmt.qmark, args)
         return cur.rowcount
 
-    async def notice_once(self, game_id: int, user_id: int, kind: str, now: float) -> bool:
-        """Record that ``kind`` was told about ``user_id`` in this game; True the first time."""
-        cur = await self._conn.execute(
-            "INSERT OR IGNORE INTO notices (game_id, user_id, kind, created_at) "
-            "VALUES (?, ?, ?, ?)",
-            (game_id, user_id, kind, now),
-        )
-        return cur.rowcount == 1
+    async def insert(self, stmt: Insert, *args: Any) -> int:
+        cur = await self._conn.execute(stmt.qmark, args)
+        assert cur.lastrowid is not None
+        return cur.lastrowid
 
-    async def forget_notice(self, game_id: int, user_id: int, kind: str) -> None:
-        await self._conn.execute(
-            "DELETE FROM notices WHERE game_id = ? AND user_id = ? AND kind = ?",
-            (game_id, user_id, kind))
-
-    async def add_pending_move(self, *, key: str, game_id: int, version: int, user_id: int,
-                               line: str, now: float) -> None:
-        await self._conn.execute(
-            f"INSERT INTO pending_moves ({_PENDING_COLS}) VALUES (?, ?, ?, ?, ?, 'open', ?)",
-            (key, game_id, version, user_id, line, now),
-        )
-
-    async def set_pending_state(self, key: str, old: str, new: str) -> bool:
-        """Move a previewed move from ``old`` to ``new``; False if it was not ``old``."""
-        cur = await self._conn.execute(
-            "UPDATE pending_moves SET state = ? WHERE key = ? AND state = ?", (new, key, old))
-        return cur.rowcount == 1
-
-    async def claim_outbox(self, game_id: int, owner: str, now: float, until: float) -> bool:
-        """Take, or extend, the right to deliver the game's outbox rows until ``until``;
-        False while another owner holds it (its ``until`` is still after ``now``)."""
-        cur = await self._conn.execute(
-            "INSERT INTO outbox_claims (game_id, owner, until) VALUES (?, ?, ?) "
-            "ON CONFLICT (game_id) DO UPDATE SET owner = excluded.owner, until = excluded.until "
-            "WHERE outbox_claims.owner = excluded.owner OR outbox_claims.until <= ?",
-            (game_id, owner, until, now),
-        )
-        return cur.rowcount == 1
-
-    async def release_outbox(self, game_id: int, owner: str) -> None:
-        """Give up the game's claim if ``owner`` holds it."""
-        await self._conn.execute(
-            "DELETE FROM outbox_claims WHERE game_id = ? AND owner = ?", (game_id, owner))
-
-
-def _seat_row(r: Sequence[Any]) -> SeatRow:
-    return SeatRow(r[0], r[1], r[2], r[3], r[4], bool(r[5]), r[6], bool(r[7]))
+    async def execute_many(self, stmt: Statement, rows: Iterable[Sequence[Any]]) -> None:
+        await self._conn.executemany(stmt.qmark, rows)
 
 
 # --- the storage object -------------------------------------------------------------------------
@@ -578,7 +220,7 @@ class SqliteStorage:
         self._write_lock = asyncio.Lock()
         self._read_lock = asyncio.Lock()
         # the write transaction open in this task, so that a nested ``write()`` joins it
-        self._open_tx: contextvars.ContextVar[SqliteTx | None] = contextvars.ContextVar(
+        self._open_tx: contextvars.ContextVar[SqlTx | None] = contextvars.ContextVar(
             f"khronos_tx_{id(self)}", default=None)
         self._identity: tuple[int, int] | None = None  # (device, inode) of the opened file
         self._lost_told = False
@@ -680,7 +322,7 @@ class SqliteStorage:
         return SCHEMA_VERSION
 
     @asynccontextmanager
-    async def write(self) -> AsyncIterator[SqliteTx]:
+    async def write(self) -> AsyncIterator[SqlTx]:
         """One write transaction (``BEGIN IMMEDIATE``), alone on the writer connection.
         Commits when the block ends; rolls back if it raises. Inside an open ``write()`` of
         the same task, a nested ``write()`` joins it: the outer block commits (the service
@@ -694,7 +336,7 @@ class SqliteStorage:
             conn = self._writer
             self._check_file()
             await _begin(conn, "BEGIN IMMEDIATE")
-            tx = SqliteTx(conn)
+            tx = SqlTx(SqliteRun(conn))
             token = self._open_tx.set(tx)
             try:
                 yield tx
@@ -713,14 +355,14 @@ class SqliteStorage:
         await conn.execute("COMMIT")
 
     @asynccontextmanager
-    async def read(self) -> AsyncIterator[SqliteQueries]:
+    async def read(self) -> AsyncIterator[SqlQueries]:
         """A consistent snapshot of what is committed (a read transaction on the reader)."""
         assert self._reader is not None, "SqliteStorage.open() first"
         async with self._read_lock:
             conn = self._reader
             await _begin(conn, "BEGIN")
             try:
-                yield SqliteQueries(conn)
+                yield SqlQueries(SqliteRun(conn))
             finally:
                 await asyncio.shield(conn.execute("COMMIT"))
 
@@ -732,12 +374,15 @@ class SqliteStorage:
 
     async def size_bytes(self) -> int:
         """Pages in use times page size (the file itself may hold free pages and the WAL)."""
-        async with self.read() as q:
-            row1 = await q._one("PRAGMA page_count")
-            row2 = await q._one("PRAGMA page_size")
-            row3 = await q._one("PRAGMA freelist_count")
-        assert row1 and row2 and row3
-        return (int(row1[0]) - int(row3[0])) * int(row2[0])
+        async with self.read():  # one snapshot, on the reader connection
+            assert self._reader is not None
+            run = SqliteRun(self._reader)
+            pages, size, free = [int(await run.value(stmt)) for stmt in _SIZE_PRAGMAS]
+        return (pages - free) * size
+
+
+_SIZE_PRAGMAS = [Statement(f"PRAGMA {name}")
+                 for name in ("page_count", "page_size", "freelist_count")]
 
 
 async def _rollback_quietly(conn: aiosqlite.Connection) -> None:

@@ -30,7 +30,8 @@ async def _check(path: Path, version: int) -> None:
         assert info.version == version  # the last committed move, not the killed one
         async with storage.read() as q:
             moves = await q.moves(info.game_id)
-            posts = await q._all("SELECT COUNT(*) FROM outbox WHERE kind = 'post'")
+        with sqlite3.connect(path) as raw:
+            posts = raw.execute("SELECT COUNT(*) FROM outbox WHERE kind = 'post'").fetchall()
         assert len(moves) == state.step
         assert moves[-1].version == version
         assert await service.replayed_state(1) == state

@@ -14,7 +14,7 @@ from bot.service import GameService
 from bot.service.outbox import CLAIM_FOR, MAX_ATTEMPTS, Deliverer, Delivery, RetryLater
 from bot.storage.sqlite import SqliteStorage
 from tests.service.conftest import Clock, current_user, random_move, started_game
-from tests.storage.postgres.backend import AnyStorage, another
+from tests.storage.postgres.backend import AnyStorage, another, fetch_raw
 
 
 class Recorder:
@@ -77,8 +77,7 @@ async def test_a_row_is_given_up_after_the_attempt_limit(
     for _ in range(MAX_ATTEMPTS + 2):
         await deliverer.drain()
         clock.now += 400
-    async with storage.read() as q:
-        rows = await q._all("SELECT result FROM outbox ORDER BY id")
+    rows = await fetch_raw(storage, "SELECT result FROM outbox ORDER BY id")
     assert rows[0][0] == "failed" and all(r[0] is not None for r in rows)
 
 
@@ -161,8 +160,7 @@ async def test_two_deliverers_on_one_database_send_every_row_once_in_order(
     if backend == "postgresql":  # SQLite's busy wait lets one writer win most of the time
         assert {name for name, _ in log.sent} == {"one", "two"}, "both took part"
     assert await unsent(storage) == 0
-    async with storage.read() as q:
-        assert await q._all("SELECT game_id FROM outbox_claims") == [], "claims released"
+    assert await fetch_raw(storage, "SELECT game_id FROM outbox_claims") == [], "claims released"
 
 
 async def test_flushes_of_one_game_in_one_process_take_turns_and_leave_no_lock_behind(

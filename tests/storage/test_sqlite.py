@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from bot.storage.api import SeatRow
+from bot.storage.sql import Insert, Statement, numbered, update_game_statement
 from bot.storage.sqlite import DB_FILENAME, MIGRATIONS, SCHEMA_VERSION, SqliteStorage
 from engine import StaleState
 from tests.storage.postgres.backend import INTEGRITY_ERRORS
@@ -179,3 +180,85 @@ async def test_round_trip_of_the_outbox_notices_previews_and_turn_timing(
         assert await q.outbox_row(first) is None
         assert await q.outbox_row(second) is not None
         assert await q.pending_move("k" * 16) is None
+
+
+async def test_updates_of_any_fields_and_the_reads_around_them(storage: SqliteStorage) -> None:
+    """The statements made per set of fields (update_game, update_seat) or per number of
+    values (cancel_timers of some kinds), and the reads the round trips above leave out."""
+    async with storage.write() as tx:
+        gid = await tx.insert_game(guild_id=1, channel_id=41, creator_id=1, settings="{}",
+                                   seed=1, now=0.0)
+        other = await tx.insert_game(guild_id=1, channel_id=42, creator_id=2, settings="{}",
+                                     seed=2, now=0.0)
+        await tx.add_seat(gid, 0, 1, "Ann", 0.0)
+        await tx.add_seat(gid, 1, 2, "Bob", 0.0)
+        await tx.add_seat(other, 0, 2, "Bob", 0.0)
+        await tx.update_seat(gid, 1, muted=1, away_until=50, name="Bo")  # 0/1 and an int time
+        await tx.update_seat(gid, 0, removed=True)
+        await tx.update_seat(gid, 0)  # nothing to set
+        await tx.update_game(other, 1, now=3.0, status="over")
+        await tx.update_game(gid, 1, now=2.0, paused_at=2, status="active")
+        for kind in ("reminder", "deadline_warning", "deadline"):
+            await tx.add_timer(game_id=gid, kind=kind, due_at=10.0, now=0.0)
+        await tx.cancel_timers(gid, ["reminder", "deadline"])
+        await tx.cancel_timers(gid, [])
+        await tx.add_note(gid, 0, "paused", 2.0, user_id=1)
+        for seq in (1, 2, 3):
+            await tx.append_move(game_id=gid, seq=seq, version=seq + 2, seat=seq % 2,
+                                 user_id=None, kind="action", action="{}", events="[]",
+                                 step=seq, now=3.0)
+    async with storage.read() as q:
+        seats = await q.seats(gid)
+        assert [(s.name, s.muted, s.away_until, s.removed) for s in seats] == [
+            ("Ann", False, None, True), ("Bo", True, 50.0, False)]
+        game = await q.game(gid)
+        assert game is not None and (game.status, game.paused_at, game.version) == (
+            "active", 2.0, 2)
+        assert [t.kind for t in await q.timers(gid)] == ["deadline_warning"]
+        assert [g.id for g in await q.games_of_user(2)] == [gid]
+        assert [g.id for g in await q.games_of_user(2, live_only=False)] == [gid, other]
+        assert [g.id for g in await q.games(status="over")] == [other]
+        assert await q.game_for_channel(42, live_only=True) is None
+        assert [(n.after_seq, n.user_id, n.text) for n in await q.notes(gid)] == [
+            (0, 1, "paused")]
+        assert [m.seq for m in await q.last_moves(gid, 2)] == [2, 3]
+        assert [m.seq for m in await q.moves(gid, after_seq=1)] == [2, 3]
+        assert (await q.last_seq(gid), await q.last_seq_of_seat(gid, 0)) == (3, 2)
+        assert (await q.last_seq(other), await q.last_seq_of_seat(gid, 5)) == (0, 0)
+
+
+async def test_unknown_fields_are_refused_and_change_nothing(storage: SqliteStorage) -> None:
+    async with storage.write() as tx:
+        gid = await tx.insert_game(guild_id=1, channel_id=43, creator_id=1, settings="{}",
+                                   seed=1, now=0.0)
+        await tx.add_seat(gid, 0, 1, "Ann", 0.0)
+    with pytest.raises(ValueError, match="unknown game fields \\['id'\\]"):
+        async with storage.write() as tx:
+            await tx.update_game(gid, 1, now=1.0, state="x", id=9)
+    with pytest.raises(ValueError, match="unknown seat fields \\['version'\\]"):
+        async with storage.write() as tx:
+            await tx.update_seat(gid, 0, version=3, name="Zed")
+    async with storage.read() as q:
+        game = await q.game(gid)
+        assert game is not None and (game.id, game.state, game.version) == (gid, None, 1)
+        assert [(s.seat, s.name) for s in await q.seats(gid)] == [(0, "Ann")]
+
+
+def test_a_statement_is_numbered_for_asyncpg_once() -> None:
+    """Each shared statement is written with ``?``; its ``$n`` form is made when it is
+    defined, numbering only the placeholders (not a ``?`` in a literal, a quoted name or a
+    comment), and the statements made per shape are made once per shape."""
+    stmt = Statement("SELECT 'a?''b', \"c?\" FROM t -- why?\nWHERE x = ? AND y IN (?, ?)")
+    assert stmt.qmark.endswith("WHERE x = ? AND y IN (?, ?)")
+    assert stmt.dollar == ("SELECT 'a?''b', \"c?\" FROM t -- why?\n"
+                           "WHERE x = $1 AND y IN ($2, $3)")
+    assert Insert("INSERT INTO t (a) VALUES (?)").dollar == (
+        "INSERT INTO t (a) VALUES ($1) RETURNING id")
+    assert numbered("SELECT '$'") == "SELECT '$'"
+    with pytest.raises(ValueError, match=r"\? placeholders"):
+        Statement("SELECT * FROM t WHERE x = $1")
+    assert update_game_statement(("state", "status")) is update_game_statement(
+        ("state", "status"))
+    assert update_game_statement(("state",)).dollar == (
+        "UPDATE games SET state = $1, version = version + 1, updated_at = $2 "
+        "WHERE id = $3 AND version = $4")

@@ -7,7 +7,6 @@ answer fails them (CI sets it: ``.ci/run`` starts a throwaway server)."""
 from __future__ import annotations
 
 import os
-import re
 import sqlite3
 import uuid
 from collections.abc import AsyncIterator
@@ -19,6 +18,7 @@ import asyncpg
 import pytest
 
 from bot.storage.postgres import PgStorage
+from bot.storage.sql import numbered
 from bot.storage.sqlite import SqliteStorage
 
 PG_URL = os.environ.get("KHRONOS_TEST_DATABASE_URL") or None
@@ -82,17 +82,29 @@ def another(storage: AnyStorage) -> AnyStorage:
 async def execute_raw(storage: AnyStorage, sql: str, *args: Any) -> None:
     """Run one statement (``?`` placeholders) behind the storage's back, as damage would."""
     if isinstance(storage, PgStorage):
-        numbered = iter(range(1, len(args) + 1))
-        pg_sql = re.sub(r"\?", lambda _: f"${next(numbered)}", sql)
         conn = await pg_connect()
         try:
             await conn.execute(f"SET search_path TO {storage.schema}")
-            await conn.execute(pg_sql, *args)
+            await conn.execute(numbered(sql), *args)
         finally:
             await conn.close()
         return
     with sqlite3.connect(storage.path) as raw:
         raw.execute(sql, args)
+
+
+async def fetch_raw(storage: AnyStorage, sql: str, *args: Any) -> list[tuple[Any, ...]]:
+    """The rows of one query (``?`` placeholders) on its own connection: what is committed,
+    seen from outside the storage."""
+    if isinstance(storage, PgStorage):
+        conn = await pg_connect()
+        try:
+            await conn.execute(f"SET search_path TO {storage.schema}")
+            return [tuple(r) for r in await conn.fetch(numbered(sql), *args)]
+        finally:
+            await conn.close()
+    with sqlite3.connect(storage.path) as raw:
+        return raw.execute(sql, args).fetchall()
 
 
 # what a broken uniqueness rule raises, per backend
