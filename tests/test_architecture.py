@@ -6,7 +6,8 @@
 - the service sees the storage only through its interface (``bot.storage.api``), and only
   ``bot/storage/__init__.py`` names a backend module;
 - the storage knows nothing of the service or the front ends; the two front ends know nothing
-  of each other; only the Discord front end imports discord.py.
+  of each other; only the Discord front end imports discord.py;
+- no function over 80 lines and no class over 300 (read in one look).
 """
 
 from __future__ import annotations
@@ -167,3 +168,31 @@ def test_the_front_ends_are_apart_and_only_one_imports_discord() -> None:
             assert not any(in_package(d, "bot.terminal") for d in deps), name
         elif name != "bot.health":  # the heartbeat reads the client it is given
             assert "discord" not in deps, f"{name} imports discord.py"
+
+
+# --- units short enough to read in one look ---------------------------------------------------
+
+MAX_FUNCTION = 80  # lines of a function or method, its decorators and docstring included
+MAX_CLASS = 300  # lines of a class
+
+
+def long_units(path: Path, root: Path = ROOT) -> Iterator[str]:
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            lines = (node.end_lineno or node.lineno) - first + 1
+            limit = MAX_CLASS if isinstance(node, ast.ClassDef) else MAX_FUNCTION
+            if lines > limit:
+                yield f"{path.relative_to(root)}:{node.lineno} {node.name} ({lines} lines)"
+
+
+def test_no_function_over_80_lines_and_no_class_over_300() -> None:
+    found = [unit for path in modules().values() for unit in long_units(path)]
+    assert found == []
+
+
+def test_a_long_unit_is_found(tmp_path: Path) -> None:
+    source = tmp_path / "long.py"
+    body = "\n".join(f"    x{i} = {i}" for i in range(MAX_FUNCTION))
+    source.write_text(f"def short():\n    pass\n\n\ndef long():\n{body}\n")
+    assert [u.split(" ")[1] for u in long_units(source, tmp_path)] == ["long"]
