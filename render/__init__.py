@@ -1,4 +1,4 @@
-"""Images of the game: pure functions from the engine's views to PNG bytes (style 12).
+"""Images of the game: pure functions from the engine's views to PNG bytes (docs/render.md).
 
 - ``table_png``: the picture of the table message (one living message per turn), made for
   Discord's chat preview: the age where the move happened large around what changed, the two

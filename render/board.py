@@ -3,7 +3,7 @@
 ``draw_board`` paints onto an image at a given cell size, so every image (the boards, one age
 large, the move post, before and after) shares every line of drawing code.
 
-Speed (issue 13, item 8): the terrain with its edge labels is drawn once per cell size
+Speed: the terrain with its edge labels is drawn once per cell size
 (``frame_layer``), and a board with its buildings once per content (``board_layer``, a small
 cache keyed by the board's tiles and cubes), so an image after a move redraws only the ages the
 move changed. The header and the highlight are drawn on the copy, never on a cached layer.

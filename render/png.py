@@ -1,4 +1,4 @@
-"""PNG encoding: a fixed palette of the colours the images use, then zlib (issue 13, item 8).
+"""PNG encoding: a fixed palette of the colours the images use, then zlib (docs/render.md).
 
 Everything is drawn in RGB with flat colours (Pillow draws shapes without anti-aliasing), and
 only text adds in-between shades, on a known set of backgrounds. So a fixed palette of every

@@ -100,7 +100,7 @@ class PlayerLook:
     colour_name: str
 
 
-# Players (issue 13, item 6): colours from Paul Tol's colour-blind-safe schemes (muted and
+# Players: colours from Paul Tol's colour-blind-safe schemes (muted and
 # light) rather than Okabe-Ito's, whose free colours sit too close to the families' (a
 # vermillion frame on an orange Keep). Each is far from both colours a player can own
 # (military orange, religious purple) under normal vision and simulated protanopia,

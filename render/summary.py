@@ -1,4 +1,4 @@
-"""The end-of-game summary (issue 13, item 9): where each player's Ecus came from, and how they
+"""The end-of-game summary: where each player's Ecus came from, and how they
 grew over the seven rounds.
 
 Two pure steps: ``game_summary`` builds the figures from a replayed game (the start state and,

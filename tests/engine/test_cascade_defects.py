@@ -1,5 +1,5 @@
-"""Positions that random play rarely builds, each once wrong in the engine (issue 11, and the
-refusal numbers and renovation default of issue 13): built on purpose, rule by rule."""
+"""Positions that random play rarely builds, each once wrong in the engine (and the
+refusal numbers and renovation default): built on purpose, rule by rule."""
 
 from __future__ import annotations
 
@@ -150,7 +150,7 @@ def test_r36_division_after_a_demolition_checks_faith_too() -> None:
     assert kind_at(s, F, "D7") is W and kind_at(s, F, "D4") is K and s.pending is None
 
 
-# --- issue 13: refusals state the right numbers; a partial renovation by default ------------
+# --- refusals state the right numbers; a partial renovation by default --------------------
 
 
 def test_r15_refusal_states_how_many_cards_are_missing() -> None:

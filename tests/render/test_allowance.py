@@ -1,4 +1,4 @@
-"""What each adventurer of the player to move may still pay this turn (R14, issue 16 item 5),
+"""What each adventurer of the player to move may still pay this turn (R14),
 on the panel, the move image's key and the hand of the player to move."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Golden images of fixed states (STYLE 12): an empty board, a mid-game move, the end."""
+"""Golden images of fixed states: an empty board, a mid-game move, the end."""
 
 from __future__ import annotations
 

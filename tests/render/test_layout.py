@@ -1,4 +1,4 @@
-"""Where things go on a tile (issue 13, items 6 and 7): nothing covers a cube, the owner's frame
+"""Where things go on a tile: nothing covers a cube, the owner's frame
 shows, and the last-move outline stays clear of what is drawn inside the squares."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The words on images in French and German (issue 13, item 10): complete catalogues, the
+"""The words on images in French and German: complete catalogues, the
 language chosen per image, and the same game terms as the bot's commands."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The image posted after a move (issue 13, item 5): the age played on large, readable at the
+"""The image posted after a move: the age played on large, readable at the
 size Discord shows inline; the other ages small under it."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Colours: the fixed PNG palette holds every image, and the players' colours stand out from
-the tiles they own under the common colour-vision deficiencies (issue 13, items 6 and 8)."""
+the tiles they own under the common colour-vision deficiencies."""
 
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ OWNED = (FAMILY_COLOUR[Family.MILITARY], FAMILY_COLOUR[Family.RELIGIOUS])
 
 @pytest.mark.parametrize("vision", list(SIMULATIONS))
 def test_a_players_frame_stands_out_from_every_tile_he_can_own(vision: str) -> None:
-    """Delta E of at least 25 (the colours of issue 13 before this change: 17)."""
+    """Delta E of at least 25 (the colours used before: 17)."""
     for look, tile in itertools.product(PLAYER_LOOK, OWNED):
         gap = math.dist(lab(look.colour, vision), lab(tile, vision))
         assert gap >= 25, (look.colour_name, tile, vision, gap)

@@ -1,4 +1,4 @@
-"""Every word drawn on an image comes from one catalogue (issue 13: ready for French and German)."""
+"""Every word drawn on an image comes from one catalogue (ready for French and German)."""
 
 from __future__ import annotations
 

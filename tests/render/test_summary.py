@@ -1,4 +1,4 @@
-"""The end-of-game summary (issue 13, item 9): the figures from a replayed game, and the
+"""The end-of-game summary: the figures from a replayed game, and the
 picture of them."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Long names, prompts and captions wrap, whole, inside the image (issue 13, item 7)."""
+"""Long names, prompts and captions wrap, whole, inside the image."""
 
 from __future__ import annotations
 
