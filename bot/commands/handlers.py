@@ -24,7 +24,7 @@ from engine import (
 
 from .. import i18n
 from ..service import GameService, GameSettings, NotSeated, Outcome, is_computer
-from .params import UserRef
+from .params import UserRef, excerpt
 
 
 @dataclass(frozen=True)
@@ -259,7 +259,7 @@ async def _computer_seat(service: GameService, channel_id: int, name: str) -> in
             return seat.user_id
     names = ", ".join(s.name for s in info.seats if is_computer(s.user_id))
     raise NotSeated(i18n.private("replace.no_computer" if names else "replace.no_computers",
-                                 name=name[:40], names=names))
+                                 name=excerpt(name), names=names))
 
 
 async def _seated_user(service: GameService, channel_id: int, ref: UserRef) -> int:
@@ -271,4 +271,4 @@ async def _seated_user(service: GameService, channel_id: int, ref: UserRef) -> i
     for seat in info.seats:
         if seat.name.lower() == key:
             return seat.user_id
-    raise NotSeated(i18n.private("replace.nobody", name=ref.name))
+    raise NotSeated(i18n.private("replace.nobody", name=excerpt(ref.name or "")))
