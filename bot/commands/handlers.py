@@ -157,10 +157,11 @@ async def board(service: GameService, ctx: Context, args: Args) -> Outcome:
     out = await service.status(ctx.channel_id)
     age = args.get("age")
     if out.reply is not None and out.reply.image is not None and age is not None:
-        lang = out.game.settings.language if out.game else None  # a public answer
+        lang = i18n.reader()  # his answer: the sentence and the picture in his language
         name = i18n.lookup(f"choices.age.{age.label.lower()}", lang) or age.label
-        out.reply = replace(out.reply, text=i18n.text("board.age", lang, age=name),
-                            image=out.reply.image.with_age(age))
+        image = out.reply.image.with_age(age)
+        image.lang = i18n.language(lang)
+        out.reply = replace(out.reply, text=i18n.text("board.age", lang, age=name), image=image)
     return out
 
 

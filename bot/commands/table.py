@@ -67,7 +67,7 @@ async def help_command(service: GameService, ctx: Context, args: Args) -> Outcom
                                           else help_text(ctx.locale)))
 
 
-_CARDS = "cards as letters: m military, r religious, c civil (e.g. mmr)"
+_CARDS = "as letters: m military, r religious, c civil (e.g. mmr)"
 _BOARDS = ("might", "faith")  # R40: no construction, upgrade or demolition on Reason
 GROUPS = {"game": "Manage this channel's game (its creator or a server admin)"}
 
@@ -198,8 +198,8 @@ COMMANDS: dict[str, CommandSpec] = {
             Param("computer", "seat", "Or: the computer seat a person takes back (its name "
                   "or number, like Computer 1)", False),
         ), "/game replace old:@bob new:@dee", parent="game", run=h.replace_seat),
-        CommandSpec("kick", "Remove a player who left; his turns then end by default, or a "
-                    "computer plays them (creator or admin)", "admin", (
+        CommandSpec("kick", "Remove a player who left: his turns end by default or go to a "
+                    "computer (creator or admin)", "admin", (
             Param("player", "user", "The player to remove"),
             Param("level", "level", "A computer of this level takes the seat over", False),
         ), "/game kick @bob", parent="game", run=h.kick),
