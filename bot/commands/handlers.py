@@ -258,7 +258,7 @@ async def _computer_seat(service: GameService, channel_id: int, name: str) -> in
         if is_computer(seat.user_id) and key in (
                 seat.name.lower(), short, short.replace(" ", ""), str(-seat.user_id)):
             return seat.user_id
-    names = ", ".join(s.name for s in info.seats if is_computer(s.user_id))
+    names = ", ".join(s.shown for s in info.seats if is_computer(s.user_id))
     raise NotSeated(i18n.private("replace.no_computer" if names else "replace.no_computers",
                                  name=excerpt(name), names=names))
 

@@ -116,7 +116,7 @@ async def _preview(bot: Host, interaction: discord.Interaction[Any], ctx: Contex
     key = await bot.service.hold_preview(info.game_id, info.version, ctx.user_id, action)
     words = events_text(events, names, ctx.locale)
     # a private answer: the picture too in the reader's language
-    image = Image(kind="move", view=view, names=names, events=tuple(events),
+    image = Image(kind="move", view=view, names=info.plain_names, events=tuple(events),
                   lang=i18n.language(ctx.locale))
     buttons = discord.ui.View(timeout=None)
     buttons.add_item(ConfirmButton(key, ctx.locale))

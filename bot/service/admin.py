@@ -29,6 +29,7 @@ from .results import Outcome, Post, Reply
 from .texts import (
     hours_text,
     say,
+    shown_name,
     tell,
     when,
 )
@@ -86,7 +87,7 @@ class AdminMixin(ReadingMixin):
             await tx.forget_notice(game.id, 0, "damaged")
             await self._schedule(tx, info, state, now)
         text = say("rebuild.done", info.settings.language, count=state.step)
-        image = self._boards(state, info.names, (), lang=info.settings.language)
+        image = self._boards(state, info.plain_names, (), lang=info.settings.language)
         out = Outcome(game=info, public=[Post(text, image)])
         self._turn_notice(out, info, None, state)
         return out
@@ -220,8 +221,9 @@ class AdminMixin(ReadingMixin):
         async with self.storage.write() as tx:
             game, info, seat = await self._managed_seat(
                 tx, channel_id, user_id, old_user_id, is_admin, "replace")
+            shown = shown_name(new_name)
             if info.seat_of(new_user_id) is not None:
-                raise LobbyError(tell("replace.seated", name=new_name))
+                raise LobbyError(tell("replace.seated", name=shown))
             if is_computer(new_user_id):
                 raise LobbyError(tell("replace.computer_user"))
             old_name = info.names[seat]
@@ -239,13 +241,13 @@ class AdminMixin(ReadingMixin):
             info = self._info(game, await tx.seats(game.id))
             lang = info.settings.language
             await tx.add_note(game.id, await tx.last_seq(game.id),
-                              say("replace.note", lang, new=new_name, old=old_name), now,
+                              say("replace.note", lang, new=shown, old=old_name), now,
                               user_id)
             state = self._state(game) if game.status == GameStatus.ACTIVE else None
             if state is not None and engine.current_seat(state) == seat:
                 await self._schedule(tx, info, state, now, fresh=True, reset_deadline=True)
         text = say("replace.takes_over_game" if state else "replace.takes_over", lang,
-                   new=new_name, old=old_name)
+                   new=shown, old=old_name)
         out = Outcome(game=info, public=[Post(text)])
         if state is not None and not state.over:
             out.direct.append(self._hand_dm(state, seat, info))

@@ -32,7 +32,7 @@ from .model import (
 )
 from .outbox import outboxed
 from .results import Outcome, Post
-from .texts import say, tell
+from .texts import say, shown_name, tell
 from .timers import TimersMixin
 
 log = logging.getLogger("khronos.computers")
@@ -98,7 +98,8 @@ class ComputersMixin(LobbyMixin, TimersMixin):
             seats = await tx.seats(game.id)
         info = self._info(game, seats, version)
         return Outcome(game=info, public=[Post(
-            say("computers.leaves", info.settings.language, name=last.name, count=len(seats)))])
+            say("computers.leaves", info.settings.language, name=shown_name(last.name),
+                count=len(seats)))])
 
     # --- a seat handed to a computer, or taken back by a person -----------------------------
 

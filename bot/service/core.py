@@ -260,15 +260,17 @@ class ServiceCore:
         return DecisionInfo(
             game_id=info.game_id, version=info.version, seat=d.seat, user_id=info.user_of(d.seat),
             prompt=format_names(event_prompt(state, info.settings.language), names),
-            options=tuple(format_names(choice_label(o, info.settings.language), names)
-                          for o in d.options),
+            # a button's label reads no markdown: the names as they are
+            options=tuple(format_names(choice_label(o, info.settings.language),
+                                       info.plain_names) for o in d.options),
             default=d.default,
         )
 
     @staticmethod
     def _boards(state: GameState, names: dict[int, str], events: Sequence[Event],
                 kind: ImageKind = "boards", *, lang: str = "en") -> Image:
-        """The boards after a move (``move``: the moved age large) or all three (``boards``)."""
+        """The boards after a move (``move``: the moved age large) or all three (``boards``);
+        ``names`` as drawn (``GameInfo.plain_names``)."""
         alt = say("image.boards_alt", lang, round=state.round, name=names.get(state.turn, "?"))
         return Image(kind, state, names, events, alt, lang=lang)
 
@@ -277,7 +279,7 @@ class ServiceCore:
         user = info.user_of(seat)
         assert user is not None
         lang = info.settings.language
-        image = Image("hand", state, info.names, (),
+        image = Image("hand", state, info.plain_names, (),
                       say("image.hand_alt", lang, cards=cards_text(state.players[seat].hand, lang)),
                       seat=seat, lang=lang)
         return Direct(user, "hand", hand_text(state, seat, lang), image)

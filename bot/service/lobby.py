@@ -30,6 +30,7 @@ from .outbox import outboxed
 from .results import Outcome, Post
 from .texts import (
     say,
+    shown_name,
     status_text,
     tell,
 )
@@ -90,7 +91,7 @@ class LobbyMixin(MovesMixin):
                   else say("lobby.players_any", lang))
         extra = say("lobby.holdem", lang) if settings.holdem else ""
         opened = Post(say("lobby.opens_full" if settings.seats else "lobby.opens", lang,
-                          name=name, wanted=wanted, holdem=extra))
+                          name=shown_name(name), wanted=wanted, holdem=extra))
         if added is not None:
             added.public.insert(0, opened)
             return added
@@ -117,10 +118,11 @@ class LobbyMixin(MovesMixin):
             if settings.seats is not None and len(seats) == settings.seats:
                 game = await self._reload(tx, game.id)
                 return await self._start(tx, game, seats, now,
-                                         say("lobby.joins_full", settings.language, name=name))
+                                         say("lobby.joins_full", settings.language,
+                                             name=shown_name(name)))
         info = self._info(game, seats, version)
         return Outcome(game=info, public=[Post(
-            say("lobby.joins", settings.language, name=name, count=len(seats)))])
+            say("lobby.joins", settings.language, name=shown_name(name), count=len(seats)))])
 
     @outboxed
     async def leave(self, channel_id: int, user_id: int) -> Outcome:
@@ -140,7 +142,7 @@ class LobbyMixin(MovesMixin):
             game = await self._reload(tx, game.id)
         info = self._info(game, seats, version)
         lang = info.settings.language
-        text = say("lobby.leaves", lang, name=me.name)
+        text = say("lobby.leaves", lang, name=shown_name(me.name))
         if not seats:
             text += say("lobby.closed", lang)
         return Outcome(game=info, public=[Post(text)])
@@ -215,11 +217,11 @@ class LobbyMixin(MovesMixin):
         info = replace(info, status=GameStatus.ACTIVE)
         await self._schedule(tx, info, state, now)
         names = info.names
-        order_text = ", ".join(s.name for s in new_seats)
+        order_text = ", ".join(shown_name(s.name) for s in new_seats)
         text = (f"{intro + ' ' if intro else ''}"
                 + say("lobby.begins", settings.language, order=order_text,
                       name=names[state.turn]))
-        image = self._boards(state, names, (), "move", lang=info.settings.language)
+        image = self._boards(state, info.plain_names, (), "move", lang=info.settings.language)
         out = Outcome(game=info, public=[Post(text, image)])
         for s in new_seats:
             if is_computer(s.user_id):
@@ -254,5 +256,5 @@ class LobbyMixin(MovesMixin):
         summary = status_text(state, info.names, GameStatus.ABANDONED, lang).split("\n", 1)
         standing = summary[1] if len(summary) > 1 else ""
         text = say("lobby.abandoned_standing", lang, round=state.round, standing=standing)
-        image = self._boards(state, info.names, (), lang=info.settings.language)
+        image = self._boards(state, info.plain_names, (), lang=info.settings.language)
         return Outcome(game=info, public=[Post(text, image)])

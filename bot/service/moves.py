@@ -282,7 +282,8 @@ class MovesMixin(ScheduleMixin):
             live = effective_moves(await tx.moves(game.id))
             out.public.append(Post(
                 say("moves.summary", lang),
-                Image("summary", new, names, (), say("moves.summary_alt", lang), seed=game.seed,
+                Image("summary", new, info.plain_names, (), say("moves.summary_alt", lang),
+                      seed=game.seed,
                       moves=[(m.seat, m.action) for m in live], lang=lang)))
         return out
 
@@ -295,7 +296,7 @@ class MovesMixin(ScheduleMixin):
             text = events_text(events, names, info.settings.language)
         out = Outcome(
             game=info,
-            public=[Post(text, self._boards(new, names, events, "move",
+            public=[Post(text, self._boards(new, info.plain_names, events, "move",
                                             lang=info.settings.language))],
             events=list(events),
         )
@@ -360,7 +361,8 @@ class MovesMixin(ScheduleMixin):
             )
             info = replace(info, version=version)
             await self._schedule(tx, info, restored, now)
-        image = self._boards(restored, names, (), "move", lang=info.settings.language)
+        image = self._boards(restored, info.plain_names, (), "move",
+                             lang=info.settings.language)
         out = Outcome(game=info, public=[Post(text, image)], events=[undo_event])
         out.direct.append(self._hand_dm(restored, seat, info))
         self._turn_notice(out, info, state, restored)

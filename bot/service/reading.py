@@ -33,6 +33,7 @@ from .texts import (
     events_text,
     hand_text,
     say,
+    shown_name,
     status_text,
     tell,
     when,
@@ -66,7 +67,7 @@ class ReadingMixin(MovesMixin):
         info = self._info(game, seats)
         lang = info.settings.language  # the answer is public: the table's language
         if game.status == GameStatus.LOBBY:
-            names = ", ".join(s.name for s in seats) or say("status.nobody", lang)
+            names = ", ".join(shown_name(s.name) for s in seats) or say("status.nobody", lang)
             return Outcome(game=info, reply=Reply(
                 say("status.lobby", lang, names=names), ephemeral=False))
         state = self._state(game)
@@ -81,12 +82,12 @@ class ReadingMixin(MovesMixin):
             away = [s for s in info.seats if s.away_until and s.away_until > self.clock()]
             for s in away:
                 assert s.away_until is not None
-                text += "\n" + say("status.away", lang, name=s.name,
+                text += "\n" + say("status.away", lang, name=s.shown,
                                    until=when(s.away_until, "f"))
-            gone = [s.name for s in info.seats if s.removed]
+            gone = [s.shown for s in info.seats if s.removed]
             if gone:
                 text += "\n" + say("status.removed", lang, names=", ".join(gone))
-        image = self._boards(state, info.names, (), lang=info.settings.language)
+        image = self._boards(state, info.plain_names, (), lang=info.settings.language)
         out = Outcome(game=info, reply=Reply(text, image, False))
         if state.pending is not None:
             out.decision = self._decision(info, state)
@@ -101,7 +102,7 @@ class ReadingMixin(MovesMixin):
         seat = self._seat(info, user_id)
         state = self._state(game)
         lang = i18n.language(i18n.reader())  # a private answer: the picture in his words too
-        image = Image("hand", state, info.names, (),
+        image = Image("hand", state, info.plain_names, (),
                       say("image.hand_alt", lang, cards=cards_text(state.players[seat].hand, lang)),
                       seat=seat, lang=lang)
         return Outcome(game=info, reply=Reply(hand_text(state, seat, lang), image, True))
@@ -125,7 +126,7 @@ class ReadingMixin(MovesMixin):
             game = await self._game(q, channel_id)
             seats = await q.seats(game.id)
             moves = await q.last_moves(game.id, limit)
-        names = {s.seat: s.name for s in seats}
+        names = {s.seat: shown_name(s.name) for s in seats}
         lang = i18n.reader()  # /history answers its reader privately
         out = []
         for m in moves:
@@ -175,14 +176,17 @@ class ReadingMixin(MovesMixin):
                 _replay_to, options, game.seed, live, target)
         except (EngineError, ValidationError, ValueError) as exc:
             raise DamagedGame(tell("refusal.damaged")) from exc
-        names = info.names
         lang = i18n.reader()
-        what = events_text(events, names, lang).split("\n")[0]
-        title = tell("compare.title", seq=target.seq, what=what)
-        image = Image("compare", after, names, events, title, before=before,
-                      lang=i18n.language(lang))  # a private answer: the reader's language
-        return Outcome(game=info, reply=Reply(title + "\n" + tell("compare.sides"), image),
-                       events=list(events))
+
+        def title(names: dict[int, str]) -> str:
+            what = events_text(events, names, lang).split("\n")[0]
+            return tell("compare.title", seq=target.seq, what=what)
+
+        # drawn on the picture and read out in its alt text: the names as they are
+        image = Image("compare", after, info.plain_names, events, title(info.plain_names),
+                      before=before, lang=i18n.language(lang))  # the reader's language
+        return Outcome(game=info, reply=Reply(title(info.names) + "\n" + tell("compare.sides"),
+                                              image), events=list(events))
 
     async def replayed_state(self, channel_id: int) -> GameState:
         """The state the move log and seed give (for checks and tests)."""

@@ -170,7 +170,7 @@ class TimersMixin(MovesMixin):
             f.me.user_id, "deadline_warning",
             say("timers.warning", lang, channel=f"<#{f.info.channel_id}>", due=at,
                 what=what, link=f.info.link),
-            fallback=say("timers.warning_here", lang, name=f.me.name, due=at, what=what)))
+            fallback=say("timers.warning_here", lang, name=f.me.shown, due=at, what=what)))
         return f.out
 
     async def _fire_deadline(self, f: _Firing) -> Outcome | None:
@@ -178,7 +178,7 @@ class TimersMixin(MovesMixin):
         await f.tx.delete_timer(f.timer.id)
         lang = f.info.settings.language
         hours = hours_text(f.info.settings.deadline_hours or 0)
-        intro = say("timers.time_up", lang, name=f.me.name, hours=hours)
+        intro = say("timers.time_up", lang, name=f.me.shown, hours=hours)
         moved = await self._play(f.tx, f.game, f.info, f.state, f.now, timed_out=f.seat,
                                  intro=intro)
         moved.public[:0] = f.out.public
@@ -231,13 +231,13 @@ class TimersMixin(MovesMixin):
             lines.extend(changes)
         lines.append(say("timers.how_often", lang,
                          hours=hours_text(info.settings.reminder_hours)))
-        image = Image("hand", state, names, (),
+        image = Image("hand", state, info.plain_names, (),
                       say("image.hand_alt", lang,
                           cards=cards_text(state.players[seat].hand, lang)),
                       seat=seat, lang=lang)
         decision = (self._decision(info, state)
                     if state.pending is not None and state.pending.seat == seat else None)
-        fallback = (say("timers.reminder_here", lang, name=me.name, since=when(since))
+        fallback = (say("timers.reminder_here", lang, name=me.shown, since=when(since))
                     if first else None)
         return Direct(me.user_id, "reminder", "\n".join(lines), image, decision, fallback)
 

@@ -292,7 +292,8 @@ class LocalGame:
         assert user is not None
         p = state.players[seat]
         choice = " (choice)" if state.pending is not None else ""
-        return user, f"[round {state.round}] {info.names[seat]}{choice} {plural(p.ecus, 'Ecu')} > "
+        name = info.plain_names[seat]
+        return user, f"[round {state.round}] {name}{choice} {plural(p.ecus, 'Ecu')} > "
 
     async def move_number(self) -> int:
         """The number ``/history`` gives the last move (0 before the first)."""
@@ -372,7 +373,7 @@ class LocalGame:
         user = info.user_of(seat)
         assert user is not None
         self._last_user = user
-        self.say(f"{info.names[seat]} (random) plays {engine.dump_action(action)}")
+        self.say(f"{info.plain_names[seat]} (random) plays {engine.dump_action(action)}")
         await self.show(await self.service.act(LOCAL_CHANNEL, user, action))
         return True
 
