@@ -15,6 +15,7 @@ from engine import (
 
 from .. import i18n
 from ..storage.api import GameRow, Queries
+from .core import people_staying
 from .errors import DamagedGame, GamePaused, LobbyError, NotStarted, PermissionDenied, ServiceError
 from .model import (
     LANGUAGE_NAMES,
@@ -228,7 +229,7 @@ class AdminMixin(ReadingMixin):
                 raise LobbyError(tell("replace.computer_user"))
             old_name = info.names[seat]
             await tx.update_seat(game.id, seat, user_id=new_user_id, name=new_name, muted=0,
-                                 away_until=None, removed=0)
+                                 away_until=None, removed=0, joined_at=now)  # seated now
             fields: dict[str, object] = {}
             if game.creator_id == old_user_id:
                 fields["creator_id"] = new_user_id
@@ -268,25 +269,22 @@ class AdminMixin(ReadingMixin):
             name = info.names[seat]
             lang = info.settings.language
             if game.status == GameStatus.LOBBY:
-                await tx.remove_seat(game.id, target_user_id)
-                seats = await tx.seats(game.id)
-                status = GameStatus.LOBBY if seats else GameStatus.ABANDONED
-                await tx.update_game(game.id, game.version, now=now, status=status)
-                game = await self._reload(tx, game.id)
-                return Outcome(game=self._info(game, seats),
-                               public=[Post(say("kick.lobby", lang, name=name))])
+                row = next(s for s in await tx.seats(game.id) if s.seat == seat)
+                info, told = await self._leave_lobby(tx, game, row, now)
+                return Outcome(game=info, public=[Post(say("kick.lobby", lang, name=name) + told)])
             me = info.seat_info(seat)
             assert me is not None
             if me.removed:
                 raise LobbyError(tell("kick.already", name=name))
-            if sum(1 for s in info.seats if not s.removed) <= 1:
-                raise LobbyError(tell("kick.last"))
+            if not people_staying(info.seats, target_user_id):
+                raise LobbyError(tell("seat.last_person", name=name))
             await tx.update_seat(game.id, seat, removed=1, muted=1, away_until=None)
             await tx.add_note(game.id, await tx.last_seq(game.id),
                               say("kick.note", lang, name=name), now, user_id)
+            game, told = await self._hand_on(tx, game, target_user_id, now)
             info = self._info(game, await tx.seats(game.id))
             state = self._state(game)
-            text = say("kick.game", lang, name=name)
+            text = say("kick.game", lang, name=name) + told
             if game.paused_at is None and engine.current_seat(state) == seat:
                 return await self._play(tx, game, info, state, now, intro=text)
             version = await tx.update_game(game.id, game.version, now=now)

@@ -9,6 +9,7 @@ import secrets
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
+from typing import TypeVar
 
 from pydantic import ValidationError
 
@@ -36,17 +37,28 @@ from .texts import (
     format_names,
     hand_text,
     say,
+    shown_name,
     tell,
     when,
 )
 
 log = logging.getLogger("khronos.service")
 
+Seat = TypeVar("Seat", SeatRow, SeatInfo)
 
 
+def people_staying(seats: Sequence[Seat], leaving: int) -> list[Seat]:
+    """The persons (not computers, not removed) who keep a seat when ``leaving`` goes."""
+    return [s for s in seats
+            if s.user_id != leaving and not is_computer(s.user_id) and not s.removed]
 
 
-
+def heir(seats: Sequence[SeatRow], leaving: int) -> SeatRow | None:
+    """Who takes the creator's rights when the creator ``leaving`` goes: the person seated
+    longest among those who stay (the earliest ``joined_at``, then the first seat); None when
+    no person stays."""
+    return min(people_staying(seats, leaving), key=lambda s: (s.joined_at, s.seat),
+               default=None)
 
 
 class ServiceCore:
@@ -189,6 +201,42 @@ class ServiceCore:
         if seat is None:
             raise NotSeated(tell("refusal.user_not_seated"))
         return game, info, seat
+
+    async def _leave_lobby(self, tx: Tx, game: GameRow, leaving: SeatRow,
+                           now: float) -> tuple[GameInfo, str]:
+        """Free ``leaving``'s place in the lobby (he left, or was removed): the creator's rights
+        pass to the person seated longest; a lobby left without a person (nobody, or only
+        computers) ends, so that a new game can be created in its channel. Returns the game
+        and what the channel is told after "X leaves"."""
+        await tx.remove_seat(game.id, leaving.user_id)
+        seats = await tx.seats(game.id)
+        lang = stored_language(game)
+        fields: dict[str, object] = {}
+        told = ""
+        successor = heir(seats, leaving.user_id) if leaving.user_id == game.creator_id else None
+        if not people_staying(seats, leaving.user_id):
+            fields["status"] = GameStatus.ABANDONED
+            told = say("lobby.closed" if not seats else "lobby.closed_computers", lang)
+        elif successor is not None:
+            fields["creator_id"] = successor.user_id
+            told = say("lobby.heir", lang, name=shown_name(successor.name))
+        version = await tx.update_game(game.id, game.version, now=now, **fields)
+        game = await self._reload(tx, game.id)
+        return self._info(game, seats, version), told
+
+    async def _hand_on(self, tx: Tx, game: GameRow, leaving: int, now: float) -> tuple[
+            GameRow, str]:
+        """In a game under way: when the creator ``leaving`` leaves his seat (removed, or given
+        to a computer), his rights pass to the person seated longest. Returns the game and
+        what the channel is told of it ("" when nothing changes)."""
+        if leaving != game.creator_id:
+            return game, ""
+        successor = heir(await tx.seats(game.id), leaving)
+        if successor is None:
+            return game, ""
+        await tx.update_game(game.id, game.version, now=now, creator_id=successor.user_id)
+        told = say("lobby.heir", stored_language(game), name=shown_name(successor.name))
+        return await self._reload(tx, game.id), told
 
     @staticmethod
     def _may_manage(game: GameRow, user_id: int, is_admin: bool, what: str) -> None:

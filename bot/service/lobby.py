@@ -70,7 +70,8 @@ class LobbyMixin(MovesMixin):
             bot_level = check_level(bot_level)
         now = self.clock()
         async with self.storage.write() as tx:
-            if await tx.game_for_channel(channel_id, live_only=True) is not None:
+            live = await tx.game_for_channel(channel_id, live_only=True)
+            if live is not None and not await self._deserted_lobby(tx, live, now):
                 raise GameExists(tell("lobby.exists"))
             game_id = await tx.insert_game(
                 guild_id=guild_id,
@@ -96,6 +97,16 @@ class LobbyMixin(MovesMixin):
             added.public.insert(0, opened)
             return added
         return Outcome(game=info, public=[opened])
+
+    @staticmethod
+    async def _deserted_lobby(tx: Tx, game: GameRow, now: float) -> bool:
+        """Whether ``game`` is a lobby without a person (left so before lobbies ended by
+        themselves): then it ends now, and a new game may be created in its channel."""
+        if game.status != GameStatus.LOBBY or any(
+                not is_computer(s.user_id) for s in await tx.seats(game.id)):
+            return False
+        await tx.update_game(game.id, game.version, now=now, status=GameStatus.ABANDONED)
+        return True
 
     @outboxed
     async def join(self, channel_id: int, user_id: int, name: str) -> Outcome:
@@ -135,16 +146,8 @@ class LobbyMixin(MovesMixin):
             me = next((s for s in seats if s.user_id == user_id), None)
             if me is None:
                 raise NotSeated(tell("lobby.not_joined"))
-            await tx.remove_seat(game.id, user_id)
-            seats = await tx.seats(game.id)
-            status = GameStatus.LOBBY if seats else GameStatus.ABANDONED
-            version = await tx.update_game(game.id, game.version, now=now, status=status)
-            game = await self._reload(tx, game.id)
-        info = self._info(game, seats, version)
-        lang = info.settings.language
-        text = say("lobby.leaves", lang, name=shown_name(me.name))
-        if not seats:
-            text += say("lobby.closed", lang)
+            info, told = await self._leave_lobby(tx, game, me, now)
+        text = say("lobby.leaves", info.settings.language, name=shown_name(me.name)) + told
         return Outcome(game=info, public=[Post(text)])
 
     @outboxed
