@@ -75,7 +75,7 @@ class AbsenceMixin(ReadingMixin):
             extra = max(0.0, until - max(now, me.away_until or now))
             await tx.update_seat(game.id, seat, away_until=until)
             if game.status == GameStatus.ACTIVE and game.paused_at is None:
-                state = self._state(game)
+                state = self._state(game, info)
                 if engine.current_seat(state) == seat:
                     if seat == state.turn:
                         # the turn's deadline: at most MAX_AWAY_HOURS of absence in all, and

@@ -137,7 +137,7 @@ class ComputersMixin(LobbyMixin, TimersMixin):
             if game.status != GameStatus.ACTIVE:
                 return Outcome(game=info, public=[Post(
                     f"{MARK} " + say("replace.takes_over", lang, new=name, old=old_name) + told)])
-            state = self._state(game)
+            state = self._state(game, info)
             text = (f"{MARK} " + say("replace.takes_over_game", lang, new=name, old=old_name)
                     + told)
             if engine.current_seat(state) == seat and game.paused_at is None:
@@ -196,7 +196,7 @@ class ComputersMixin(LobbyMixin, TimersMixin):
                 return None
             try:
                 info = self._info(game, await q.seats(game.id))
-                state = self._state(game)
+                state = self._state(game, info)
             except EngineError:
                 return None
         seat = engine.current_seat(state)
@@ -220,7 +220,7 @@ class ComputersMixin(LobbyMixin, TimersMixin):
                 return None  # the game moved while it thought: the timer fires again
             await tx.delete_timer(timer_id)
             info = self._info(game, await tx.seats(game.id))
-            state = self._state(game)
+            state = self._state(game, info)
             try:
                 engine.apply(state, plan.seat, action)
             except EngineError:

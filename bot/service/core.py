@@ -61,6 +61,32 @@ def heir(seats: Sequence[SeatRow], leaving: int) -> SeatRow | None:
                default=None)
 
 
+def shape_problems(state: GameState) -> list[str]:
+    """What in a state does not fit its own game (RULES.md section 9's invariants do not look
+    at it): its player count, the players' seat numbers, and every seat it names (whose
+    turn, who starts, who must choose, who provoked a chain, the winners, the owners of
+    tiles and cubes) inside it. Cheap: checked at every load."""
+    n = len(state.players)
+    seats = {state.turn, state.first_seat, *state.winners}
+    seats |= {state.pending.seat} if state.pending is not None else set()
+    seats |= {state.provoker} if state.provoker is not None else set()
+    for board in state.boards:
+        seats |= {t.owner for t in board.tiles if t.owner is not None}
+        seats |= set(board.hamlet_cubes.values())
+    out = []
+    if state.options.players != n or [p.seat for p in state.players] != list(range(n)):
+        out.append(f"{n} players numbered {[p.seat for p in state.players]} in a game of "
+                   f"{state.options.players}")
+    out += [f"seat {s} named, of {n}" for s in sorted(seats) if not 0 <= s < n]
+    return out
+
+
+def missing_seats(state: GameState, seats: Sequence[SeatInfo]) -> list[int]:
+    """The seats of the game's players that have no seat row (a row deleted by hand)."""
+    have = {s.seat for s in seats}
+    return [p.seat for p in state.players if p.seat not in have]
+
+
 class ServiceCore:
     """Plain async methods; each returns an ``Outcome`` or raises an ``EngineError``.
 
@@ -112,7 +138,7 @@ class ServiceCore:
             try:
                 settings = GameSettings.model_validate_json(game.settings)
             except (ValidationError, ValueError) as exc:
-                raise damaged(game.id) from exc
+                raise damaged(game.id, "settings") from exc
         return GameInfo(
             game_id=game.id,
             channel_id=game.channel_id,
@@ -134,8 +160,10 @@ class ServiceCore:
             self._checked.clear()
         self._checked[game_id] = hash(state_json)
 
-    def _state(self, game: GameRow) -> GameState:
-        """The stored state, validated; a row that does not validate is a DamagedGame."""
+    def _state(self, game: GameRow, info: GameInfo | None = None) -> GameState:
+        """The stored state, validated (a DamagedGame names what does not hold): it reads,
+        fits its game (``shape_problems``) and keeps RULES.md section 9's invariants; with
+        ``info``, every player of it has his seat row."""
         if game.status == GameStatus.LOBBY:
             raise NotStarted(tell("refusal.not_started"))
         if game.state is None:
@@ -144,14 +172,16 @@ class ServiceCore:
             state = GameState.model_validate_json(game.state)
         except (ValidationError, ValueError) as exc:
             raise damaged(game.id) from exc
-        if self._checked.get(game.id) == hash(game.state):
-            return state
-        problems = engine.invariant_problems(state)  # RULES.md section 9, ~0.6 ms
-        if problems:
-            log.warning("game %s: the stored state breaks invariants: %s", game.id,
-                        "; ".join(problems[:5]))
-            raise damaged(game.id)
-        self._checked[game.id] = hash(game.state)
+        if self._checked.get(game.id) != hash(game.state):
+            problems = shape_problems(state) or engine.invariant_problems(state)  # ~0.6 ms
+            if problems:
+                log.warning("game %s: the stored state does not hold: %s", game.id,
+                            "; ".join(problems[:5]))
+                raise damaged(game.id)
+            self._checked[game.id] = hash(game.state)
+        missing = missing_seats(state, info.seats) if info is not None else []
+        if missing:
+            raise damaged(game.id, "seats", seat=", ".join(str(s + 1) for s in missing))
         return state
 
     async def _seated(self, q: Queries, channel_id: int, user_id: int, *,

@@ -24,7 +24,7 @@ from .model import (
     TimerKind,
     events_of,
 )
-from .moves import MovesMixin, effective_moves, replay
+from .moves import BrokenEntry, MovesMixin, effective_moves, replay
 from .results import GameInfo, HistoryEntry, Image, Outcome, Reply
 from .texts import (
     _rename,
@@ -57,7 +57,8 @@ class ReadingMixin(MovesMixin):
         async with self.storage.read() as q:
             game = await self._game(q, channel_id)
             seats = await q.seats(game.id)
-        return self._info(game, seats), self._state(game)
+        info = self._info(game, seats)
+        return info, self._state(game, info)
 
     async def status(self, channel_id: int) -> Outcome:
         async with self.storage.read() as q:
@@ -70,7 +71,7 @@ class ReadingMixin(MovesMixin):
             names = ", ".join(shown_name(s.name) for s in seats) or say("status.nobody", lang)
             return Outcome(game=info, reply=Reply(
                 say("status.lobby", lang, names=names), ephemeral=False))
-        state = self._state(game)
+        state = self._state(game, info)
         text = status_text(state, info.names, game.status, lang)
         if game.status == GameStatus.ACTIVE:
             if game.paused_at is not None:
@@ -99,8 +100,8 @@ class ReadingMixin(MovesMixin):
             game = await self._game(q, channel_id)
             seats = await q.seats(game.id)
         info = self._info(game, seats)
+        state = self._state(game, info)
         seat = self._seat(info, user_id)
-        state = self._state(game)
         lang = i18n.language(i18n.reader())  # a private answer: the picture in his words too
         image = Image("hand", state, info.plain_names, (),
                       say("image.hand_alt", lang, cards=cards_text(state.players[seat].hand, lang)),
@@ -146,10 +147,10 @@ class ReadingMixin(MovesMixin):
         options = engine.Options(players=players, holdem=holdem)
         try:  # off the event loop: a whole game takes up to ~100 ms (defect 16)
             state, checkpoint, seq = await asyncio.to_thread(replay, options, game.seed, moves)
-        except (EngineError, ValidationError, ValueError, KeyError, TypeError) as exc:
-            raise damaged(game.id, tell("rebuild.no_replay")) from exc
+        except BrokenEntry as exc:
+            raise damaged(game.id, "log", seq=exc.seq) from exc
         if engine.invariant_problems(state):
-            raise damaged(game.id, tell("rebuild.broken_replay"))
+            raise damaged(game.id, "broken_log")
         return state, checkpoint, seq
 
     async def move_comparison(self, channel_id: int, seq: int | None = None) -> Outcome:
@@ -162,7 +163,10 @@ class ReadingMixin(MovesMixin):
         info = self._info(game, seats)
         if game.status == GameStatus.LOBBY:
             raise NotStarted(tell("compare.not_started"))
-        live = effective_moves(moves)
+        try:
+            live = effective_moves(moves)
+        except BrokenEntry as exc:
+            raise damaged(game.id, "log", seq=exc.seq) from exc
         if seq is None and not live:
             raise ServiceError(tell("compare.no_move"))
         target = live[-1] if seq is None else next((m for m in live if m.seq == seq), None)
@@ -175,7 +179,7 @@ class ReadingMixin(MovesMixin):
             before, after, events = await asyncio.to_thread(
                 _replay_to, options, game.seed, live, target)
         except (EngineError, ValidationError, ValueError) as exc:
-            raise DamagedGame(tell("refusal.damaged")) from exc
+            raise damaged(game.id, "log", seq=target.seq) from exc
         lang = i18n.reader()
 
         def title(names: dict[int, str]) -> str:
@@ -244,7 +248,7 @@ class ReadingMixin(MovesMixin):
         if game.status == GameStatus.LOBBY:
             return tell("mygames.lobby", count=len(info.seats))
         try:
-            state = self._state(game)
+            state = self._state(game, info)
         except EngineError:
             return tell("mygames.damaged_state")
         seat = engine.current_seat(state)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +25,7 @@ from .model import (
 from .moves import MovesMixin
 from .outbox import outboxed
 from .results import Direct, GameInfo, Image, Outcome, Post, SeatInfo
+from .schedule import payload_of
 from .texts import (
     cards_text,
     event_prompt,
@@ -118,7 +118,7 @@ class TimersMixin(MovesMixin):
         seats = await tx.seats(game.id)
         try:
             info = self._info(game, seats)
-            state = self._state(game)
+            state = self._state(game, info)
         except EngineError:
             # a damaged game waits for /rebuild; its channel hears it once (the notice is
             # the one the Discord adapter stores when a command meets the damage)
@@ -134,7 +134,7 @@ class TimersMixin(MovesMixin):
             await tx.delete_timer(timer.id)
             return None
         timers = await tx.timers(game.id)
-        payload = json.loads(timer.payload)
+        payload = payload_of(timer)
         notes = await self._offline_note(tx, info, timer, timers, payload, now)
         deadline = next((t for t in timers if t.kind == TimerKind.DEADLINE), None)
         return _Firing(tx=tx, timer=timer, game=game, info=info, state=state, seat=seat, me=me,
@@ -194,7 +194,7 @@ class TimersMixin(MovesMixin):
         overdue = [t for t in timers if t.due_at <= now]
         for t in overdue:
             if t.id != timer.id:
-                await tx.reschedule_timer(t.id, t.due_at, {**json.loads(t.payload), "noted": True})
+                await tx.reschedule_timer(t.id, t.due_at, {**payload_of(t), "noted": True})
         lang = info.settings.language
 
         def word(kind: str) -> str:
