@@ -9,8 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from bot.commands import COMMANDS
+from bot import i18n
+from bot.commands import COMMANDS, Context, run_line
+from bot.service import GameService
 from bot.terminal.app import run_local
+from engine import EngineError
+from tests.service.conftest import started_game
 from tests.terminal.test_terminal import play
 
 LONG = ("<@123456789012345678>**@everyone**C4,mmr" * 200)[:6000]  # one word, as typed
@@ -58,3 +62,21 @@ def test_a_long_name_given_to_names_or_as_is_refused_shortly(tmp_path: Path) -> 
     assert code == 0
     assert_short(text)
     assert "No player is called" in text
+
+
+@pytest.mark.parametrize("locale", [None, "fr", "de"])
+async def test_every_long_typed_option_is_refused_shortly_in_the_readers_language(
+        service: GameService, locale: str | None) -> None:
+    """The typed lines both front ends share (``run_line``), read for a reader in each
+    language: a short refusal in his words for every command and option."""
+    await started_game(service, 30, players=2, seed=30)
+    ctx = Context(30, 301, "Ann", 1, is_admin=True, locale=locale)
+    cannot = i18n.text("parse.square", locale, value="''").split("''")[1][:12]
+    for line in long_lines():
+        with pytest.raises(EngineError) as refused:
+            await run_line(service, ctx, line)
+        assert len(refused.value.message) <= 400, line[:40]
+        assert LONG[:80] not in refused.value.message
+    with pytest.raises(EngineError) as refused:
+        await run_line(service, ctx, f"/build keep {LONG} might")
+    assert cannot in refused.value.message  # in the reader's words
