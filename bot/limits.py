@@ -9,6 +9,7 @@ Discord counts a text's length in Unicode code points (its API measures with Pyt
 from __future__ import annotations
 
 MESSAGE_LIMIT = 2000  # characters of a message's content
+TEXT_DISPLAY_LIMIT = 4000  # characters of a message's text displays (Components V2), in all
 DESCRIPTION_LIMIT = 100  # a command's, option's or choice's description, or a choice's name
 NAME_LIMIT = 32  # a command's or option's name
 ALT_TEXT_LIMIT = 1024  # an attachment's description (alt text)
