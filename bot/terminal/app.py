@@ -124,7 +124,7 @@ def seat_names(players: int | None, names: Sequence[str] | None) -> list[str]:
 
 def write(out: TextIO, text: str) -> None:
     """Print ``text`` in pieces of at most 2,000 characters, as Discord would show it."""
-    for part in chunks(text):
+    for part in chunks(text) if text.strip() else [text]:
         out.write(part + "\n")
 
 
