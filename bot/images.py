@@ -13,9 +13,8 @@ import engine
 import render
 
 from . import i18n
+from .limits import ALT_TEXT_LIMIT, fit
 from .service import Image
-
-ALT_LIMIT = 1024  # Discord's limit for an attachment's description
 
 
 def names_list(names: dict[int, str], lang: str | None = None) -> list[str]:
@@ -25,7 +24,9 @@ def names_list(names: dict[int, str], lang: str | None = None) -> list[str]:
 
 
 def render_image(image: Image) -> tuple[bytes, str, str]:
-    """PNG bytes, file name and alt text of ``image``:
+    """PNG bytes, file name and alt text of ``image`` (at most Discord's 1,024 characters:
+    the renderer's alt texts keep whole sentences, most important first, within the bound;
+    the service's shorter ones are fitted after a whole word):
 
     - ``move``: the move's age large, the other two small (``move.png``), after every move;
     - ``boards``: every age large (``boards.png``) or, with ``age``, that one (``might.png`` …);
@@ -35,14 +36,14 @@ def render_image(image: Image) -> tuple[bytes, str, str]:
     names = names_list(image.names, lang)
     if image.kind == "hand":
         assert isinstance(image.view, engine.PlayerView)
-        alt = image.alt or i18n.text("image.hand", lang)
+        alt = fit(image.alt or i18n.text("image.hand", lang), ALT_TEXT_LIMIT)
         return render.hand_png(image.view, names, lang=lang), "hand.png", alt
     if image.kind == "summary":
         assert image.state is not None and image.seed is not None
         moves = [(seat, engine.parse_action(action)) for seat, action in image.moves]
         summary = render.summary_from_moves(image.state.options, image.seed, moves)
         return (render.summary_png(summary, names, lang=lang), "summary.png",
-                render.summary_alt_text(summary, names, lang=lang)[:ALT_LIMIT])
+                render.summary_alt_text(summary, names, lang=lang))
     view = image.view
     assert isinstance(view, engine.PublicView)
     events = list(image.events)
@@ -50,9 +51,9 @@ def render_image(image: Image) -> tuple[bytes, str, str]:
     if image.kind == "compare":
         png = render.before_after_png(image.before_view, view, names, highlights, image.alt,
                                      lang=lang)
-        return png, "before-after.png", i18n.text("image.compare_alt", lang,
-                                                alt=image.alt)[:ALT_LIMIT]
-    alt = render.alt_text(view, names, events, lang=lang)[:ALT_LIMIT]
+        return png, "before-after.png", fit(i18n.text("image.compare_alt", lang,
+                                                    alt=image.alt), ALT_TEXT_LIMIT)
+    alt = render.alt_text(view, names, events, lang=lang)
     if image.age is not None:
         return (render.age_png(view, image.age, names, highlights, lang=lang),
                 f"{image.age.label.lower()}.png", alt)

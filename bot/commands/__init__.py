@@ -27,6 +27,7 @@ from .table import (
     RULES_SUMMARY,
     CommandSpec,
     Group,
+    command_label,
     help_text,
     rules_text,
 )
@@ -48,6 +49,7 @@ __all__ = [
     "ParamKind",
     "Parsed",
     "UserRef",
+    "command_label",
     "convert",
     "excerpt",
     "execute",

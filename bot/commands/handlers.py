@@ -24,7 +24,7 @@ from engine import (
 
 from .. import i18n
 from ..service import GameService, GameSettings, NotSeated, Outcome, is_computer
-from .params import UserRef
+from .params import UserRef, excerpt
 
 
 @dataclass(frozen=True)
@@ -157,10 +157,11 @@ async def board(service: GameService, ctx: Context, args: Args) -> Outcome:
     out = await service.status(ctx.channel_id)
     age = args.get("age")
     if out.reply is not None and out.reply.image is not None and age is not None:
-        lang = out.game.settings.language if out.game else None  # a public answer
+        lang = i18n.reader()  # his answer: the sentence and the picture in his language
         name = i18n.lookup(f"choices.age.{age.label.lower()}", lang) or age.label
-        out.reply = replace(out.reply, text=i18n.text("board.age", lang, age=name),
-                            image=out.reply.image.with_age(age))
+        image = out.reply.image.with_age(age)
+        image.lang = i18n.language(lang)
+        out.reply = replace(out.reply, text=i18n.text("board.age", lang, age=name), image=image)
     return out
 
 
@@ -257,9 +258,9 @@ async def _computer_seat(service: GameService, channel_id: int, name: str) -> in
         if is_computer(seat.user_id) and key in (
                 seat.name.lower(), short, short.replace(" ", ""), str(-seat.user_id)):
             return seat.user_id
-    names = ", ".join(s.name for s in info.seats if is_computer(s.user_id))
+    names = ", ".join(s.shown for s in info.seats if is_computer(s.user_id))
     raise NotSeated(i18n.private("replace.no_computer" if names else "replace.no_computers",
-                                 name=name[:40], names=names))
+                                 name=excerpt(name), names=names))
 
 
 async def _seated_user(service: GameService, channel_id: int, ref: UserRef) -> int:
@@ -271,4 +272,4 @@ async def _seated_user(service: GameService, channel_id: int, ref: UserRef) -> i
     for seat in info.seats:
         if seat.name.lower() == key:
             return seat.user_id
-    raise NotSeated(i18n.private("replace.nobody", name=ref.name))
+    raise NotSeated(i18n.private("replace.nobody", name=excerpt(ref.name or "")))

@@ -26,7 +26,7 @@ from .. import i18n
 from ..service import GameService, Outcome
 from .handlers import Context
 from .params import OutOfRange, convert, excerpt, format_value
-from .table import ALIASES, COMMANDS, GROUPS, CommandSpec
+from .table import ALIASES, COMMANDS, GROUPS, CommandSpec, command_label
 
 
 @dataclass(frozen=True)
@@ -93,11 +93,11 @@ def parse_args(spec: CommandSpec, tokens: list[str]) -> dict[str, Any]:
                 raise ValueError(i18n.private("parse.too_many", value=excerpt(tok)))
     except ValueError as exc:
         usage = i18n.private("parse.usage", usage=spec.usage) if spec.usage else ""
-        raise MalformedAction(f"/{spec.name}: {exc}.{usage}") from None
+        raise MalformedAction(f"{command_label(spec)}: {exc}.{usage}") from None
     missing = [p.name for p in spec.params if p.required and p.name not in args]
     if missing:
         usage = i18n.private("parse.usage", usage=spec.usage) if spec.usage else ""
-        raise MalformedAction(i18n.private("parse.missing", command=spec.name,
+        raise MalformedAction(i18n.private("parse.missing", command=command_label(spec)[1:],
                                            names=", ".join(missing)) + usage)
     return args
 

@@ -121,7 +121,7 @@ def _square(param: Param, t: str, text: str) -> str:
     except ValueError:  # the engine's English, said again in the reader's language
         on_grid = re.fullmatch(r"\s*[A-Ta-t]\s*\d{1,2}\s*", t)
         raise ValueError(i18n.private("parse.outside" if on_grid else "parse.square",
-                                      value=repr(t))) from None
+                                      value=excerpt(t))) from None
     return t.upper()
 
 

@@ -67,7 +67,7 @@ async def help_command(service: GameService, ctx: Context, args: Args) -> Outcom
                                           else help_text(ctx.locale)))
 
 
-_CARDS = "cards as letters: m military, r religious, c civil (e.g. mmr)"
+_CARDS = "as letters: m military, r religious, c civil (e.g. mmr)"
 _BOARDS = ("might", "faith")  # R40: no construction, upgrade or demolition on Reason
 GROUPS = {"game": "Manage this channel's game (its creator or a server admin)"}
 
@@ -198,8 +198,8 @@ COMMANDS: dict[str, CommandSpec] = {
             Param("computer", "seat", "Or: the computer seat a person takes back (its name "
                   "or number, like Computer 1)", False),
         ), "/game replace old:@bob new:@dee", parent="game", run=h.replace_seat),
-        CommandSpec("kick", "Remove a player who left; his turns then end by default, or a "
-                    "computer plays them (creator or admin)", "admin", (
+        CommandSpec("kick", "Remove a player who left: his turns end by default or go to a "
+                    "computer (creator or admin)", "admin", (
             Param("player", "user", "The player to remove"),
             Param("level", "level", "A computer of this level takes the seat over", False),
         ), "/game kick @bob", parent="game", run=h.kick),
@@ -220,26 +220,29 @@ def rules_text(locale: str | None = None) -> str:
 HELP_GROUPS = ("lobby", "turn", "info", "self", "admin")
 
 
+def command_label(spec: CommandSpec, locale: str | None = None) -> str:
+    """The command as a Discord client in the language of ``locale`` shows it: ``/build``,
+    ``/game rebuild``; ``/construire``, ``/partie reconstruire``; ``/bauen``."""
+    words = [i18n.lookup(f"commands.{spec.name}.name", locale) or spec.name]
+    if spec.parent:
+        words.insert(0, i18n.lookup(f"groups.{spec.parent}.name", locale) or spec.parent)
+    return "/" + " ".join(words)
+
+
 def help_text(locale: str | None = None) -> str:
     """The command reference, in the language of ``locale`` (a Discord locale; English by
     default). English shows the typed examples; French and German show the command names a
     Discord client in that language shows (``/construire``), with their descriptions."""
     english = i18n.language(locale) == i18n.DEFAULT
-
-    def local_name(key: str, name: str) -> str:
-        return name if english else i18n.lookup(key, locale) or name
-
     lines = [i18n.text("help.intro", locale)]
     for group in HELP_GROUPS:
         lines.append(i18n.text(f"help.groups.{group}", locale))
         for spec in COMMANDS.values():
             if spec.group != group:
                 continue
-            words = [local_name(f"commands.{spec.name}.name", spec.name)]
-            if spec.parent:
-                words.insert(0, local_name(f"groups.{spec.parent}.name", spec.parent))
-            left = spec.usage if english and spec.usage else "/" + " ".join(words)
-            description = local_name(f"commands.{spec.name}.description", spec.description)
+            left = spec.usage if english and spec.usage else command_label(spec, locale)
+            description = (spec.description if english else i18n.lookup(
+                f"commands.{spec.name}.description", locale) or spec.description)
             lines.append(f"  {left:34} {description}")
     lines.append(i18n.text("help.languages", locale))
     lines.append(i18n.text("help.cards", locale))

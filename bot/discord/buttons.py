@@ -14,7 +14,7 @@ from engine import EngineError
 from .. import i18n
 from ..service import DecisionInfo
 from .host import host_of
-from .messages import NO_PINGS
+from .messages import NO_PINGS, edit_response
 
 
 class ChoiceButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
@@ -88,8 +88,8 @@ class CancelButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
                 text = await bot.service.cancel_preview(self.key, interaction.user.id)
         except EngineError as exc:
             text = exc.message
-        await interaction.response.edit_message(content=text, view=None, attachments=[],
-                                                allowed_mentions=NO_PINGS)
+        await edit_response(interaction, text, view=None, attachments=[],
+                            allowed_mentions=NO_PINGS)
 
 
 class ExpiredButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
@@ -106,9 +106,8 @@ class ExpiredButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
         return cls()
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await interaction.response.edit_message(
-            content=i18n.text("app.expired", interaction.locale.value),
-            view=None, attachments=[], allowed_mentions=NO_PINGS)
+        await edit_response(interaction, i18n.text("app.expired", interaction.locale.value),
+                            view=None, attachments=[], allowed_mentions=NO_PINGS)
 
 
 class HandButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],

@@ -25,7 +25,8 @@ from ..service import DamagedGame, Image, Outcome, events_text
 from ..service.outbox import Delivery, reply_delivery
 from .buttons import CancelButton, ConfirmButton, decision_view
 from .host import Host
-from .messages import NO_PINGS, chunks, to_file
+from .messages import NO_PINGS, chunks, respond, send, to_file
+from .slash import OptionRefused
 from .transport import channel_of
 
 log = logging.getLogger("khronos.discord")
@@ -67,24 +68,24 @@ async def run(bot: Host, interaction: discord.Interaction[Any], call: Call, *,
 async def _run(bot: Host, interaction: discord.Interaction[Any], ctx: Context, call: Call,
                preview_line: str | None) -> None:
     if bot.stopping:
-        await interaction.followup.send(i18n.text("app.restarting", ctx.locale),
-                                        ephemeral=True, allowed_mentions=NO_PINGS)
+        await send(interaction.followup, i18n.text("app.restarting", ctx.locale),
+                   ephemeral=True, allowed_mentions=NO_PINGS)
         return
     try:
         if preview_line is not None and await _preview(bot, interaction, ctx, preview_line):
             return
         outcome = await call(ctx)
     except EngineError as exc:
-        for part in chunks(exc.message):
-            await interaction.followup.send(part, ephemeral=True, allowed_mentions=NO_PINGS)
+        await send(interaction.followup, exc.message, ephemeral=True,
+                   allowed_mentions=NO_PINGS)
         if isinstance(exc, DamagedGame) and exc.game_id is not None:
             await _tell_damaged(bot, exc.game_id, ctx.channel_id)
         return
     except Exception:
         log.exception("command failed: user=%s channel=%s command=%s", ctx.user_id,
                       ctx.channel_id, getattr(interaction.command, "name", None))
-        await interaction.followup.send(i18n.text("app.apology", ctx.locale), ephemeral=True,
-                                        allowed_mentions=NO_PINGS)
+        await send(interaction.followup, i18n.text("app.apology", ctx.locale), ephemeral=True,
+                   allowed_mentions=NO_PINGS)
         return
     await deliver(bot, outcome, interaction=interaction)
 
@@ -98,7 +99,7 @@ async def _tell_damaged(bot: Host, game_id: int, channel_id: int) -> None:
         if first:
             lang = await bot.service.game_language(game_id)
             channel = await channel_of(bot, channel_id)
-            await channel.send(i18n.text("notice.damaged", lang), allowed_mentions=NO_PINGS)
+            await send(channel, i18n.text("notice.damaged", lang), allowed_mentions=NO_PINGS)
     except Exception:
         log.exception("could not tell channel %s that game %s is damaged", channel_id, game_id)
 
@@ -115,15 +116,14 @@ async def _preview(bot: Host, interaction: discord.Interaction[Any], ctx: Contex
     key = await bot.service.hold_preview(info.game_id, info.version, ctx.user_id, action)
     words = events_text(events, names, ctx.locale)
     # a private answer: the picture too in the reader's language
-    image = Image(kind="move", view=view, names=names, events=tuple(events),
+    image = Image(kind="move", view=view, names=info.plain_names, events=tuple(events),
                   lang=i18n.language(ctx.locale))
     buttons = discord.ui.View(timeout=None)
     buttons.add_item(ConfirmButton(key, ctx.locale))
     buttons.add_item(CancelButton(key, ctx.locale))
-    await interaction.followup.send(
-        (i18n.text("app.preview", ctx.locale) + "\n" + words)[:2000],
-        file=await to_file(image, bot.renderer), view=buttons, ephemeral=True,
-        allowed_mentions=NO_PINGS)
+    await send(interaction.followup, i18n.text("app.preview", ctx.locale) + "\n" + words,
+               file=await to_file(image, bot.renderer), view=buttons, ephemeral=True,
+               allowed_mentions=NO_PINGS)
     return True
 
 
@@ -167,25 +167,30 @@ async def reply(bot: Host, interaction: discord.Interaction[Any], item: Delivery
         text = f"{text}\n{decision.prompt}" if item.text else decision.prompt
     *first, last = chunks(text)
     for part in first:
-        await interaction.followup.send(part, ephemeral=item.ephemeral,
-                                        allowed_mentions=NO_PINGS)
-    await interaction.followup.send(last, **kwargs)
+        await send(interaction.followup, part, ephemeral=item.ephemeral,
+                   allowed_mentions=NO_PINGS)
+    await send(interaction.followup, last, **kwargs)
 
 
 async def on_tree_error(interaction: discord.Interaction[Any],
                         error: app_commands.AppCommandError) -> None:
-    """The funnel of errors raised before a command's callback runs (an option refused)."""
+    """The funnel of errors raised before a command's callback runs (an option refused). It
+    says the bot's own sentences only: discord.py's messages repeat the value as typed,
+    which may be thousands of characters long."""
     original = getattr(error, "original", error)
     locale = interaction.locale.value
     if isinstance(original, EngineError):
         message = original.message
-    elif isinstance(error, app_commands.TransformerError | app_commands.CommandSignatureMismatch):
-        message = i18n.text("app.option", locale, error=error)
+    elif isinstance(error, OptionRefused):  # the table's refusal, with a short excerpt
+        message = i18n.text("app.option", locale, error=error.args[0])
+    elif isinstance(error, app_commands.TransformerError):  # discord.py's own conversion
+        message = i18n.text("app.option", locale, error=i18n.text("app.unread", locale))
+    elif isinstance(error, app_commands.CommandSignatureMismatch):
+        message = i18n.text("app.outdated", locale)
     else:
         log.error("unexpected error in a command", exc_info=original)
         message = i18n.text("app.apology", locale)
     if interaction.response.is_done():
-        await interaction.followup.send(message, ephemeral=True, allowed_mentions=NO_PINGS)
+        await send(interaction.followup, message, ephemeral=True, allowed_mentions=NO_PINGS)
     else:
-        await interaction.response.send_message(message, ephemeral=True,
-                                                allowed_mentions=NO_PINGS)
+        await respond(interaction, message, ephemeral=True, allowed_mentions=NO_PINGS)

@@ -32,6 +32,7 @@ from ..commands import (
     Param,
     ParamKind,
     UserRef,
+    command_label,
     convert,
     execute,
     format_line,
@@ -170,11 +171,13 @@ class ParamTransformer(app_commands.Transformer):
             return bool(value)
         if kind == "user":
             return UserRef(value.id, getattr(value, "display_name", None) or value.name)
+        locale = interaction.locale.value
         try:
-            with i18n.reading(interaction.locale.value):  # his refusal in his language
+            with i18n.reading(locale):  # his refusal in his language
                 return convert(self.param, str(value))
-        except ValueError as exc:
-            raise OptionRefused(value, self, f"/{self.spec.name}: {exc}.") from None
+        except ValueError as exc:  # the command as his client shows it (/construire)
+            raise OptionRefused(value, self,
+                                f"{command_label(self.spec, locale)}: {exc}.") from None
 
 
 Suggest = Callable[[engine.GameState, int, str, str, Mapping[str, str], str | None],

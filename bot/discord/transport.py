@@ -13,7 +13,7 @@ from ..service import when
 from ..service.outbox import Delivery, RetryLater, Undeliverable
 from .buttons import HandButton, decision_view
 from .host import Host
-from .messages import NO_PINGS, chunks, only, to_file
+from .messages import NO_PINGS, chunks, only, send, to_file
 
 
 async def channel_of(bot: Host, channel_id: int) -> discord.abc.Messageable:
@@ -46,8 +46,8 @@ class DiscordTransport:
             if item.kind == "ping":
                 assert item.user_id is not None
                 channel = await self._channel(item.channel_id)
-                await channel.send(f"<@{item.user_id}> {item.text}"[:2000],
-                                   allowed_mentions=only(item.user_id), nonce=item.nonce)
+                await send(channel, f"<@{item.user_id}> {item.text}",
+                           allowed_mentions=only(item.user_id), nonce=item.nonce)
                 return "sent"
             if item.kind == "direct":
                 return await self._direct(item)
@@ -74,13 +74,14 @@ class DiscordTransport:
             text = i18n.text("app.delayed", item.lang, when=when(item.created_at)) + "\n" + text
         parts = chunks(text)
         for i, part in enumerate(parts[:-1]):
-            await channel.send(part, allowed_mentions=NO_PINGS, nonce=f"{item.nonce}p{i}")
+            await send(channel, part, allowed_mentions=NO_PINGS, nonce=f"{item.nonce}p{i}")
         if item.image is None:
-            await channel.send(parts[-1], allowed_mentions=NO_PINGS, nonce=item.nonce)
+            await send(channel, parts[-1], allowed_mentions=NO_PINGS, nonce=item.nonce)
             return "sent"
         file = await to_file(item.image, self.bot.renderer)
         try:
-            await channel.send(parts[-1], file=file, allowed_mentions=NO_PINGS, nonce=item.nonce)
+            await send(channel, parts[-1], file=file, allowed_mentions=NO_PINGS,
+                       nonce=item.nonce)
             return "sent"
         except discord.Forbidden as exc:
             if exc.code != 50013:
@@ -90,9 +91,9 @@ class DiscordTransport:
             "app.image", item.lang,
             alt=file.description or i18n.text("app.image_boards", item.lang))
         for i, part in enumerate(chunks(described)):
-            await channel.send(part, allowed_mentions=NO_PINGS, nonce=f"{item.nonce}t{i}")
+            await send(channel, part, allowed_mentions=NO_PINGS, nonce=f"{item.nonce}t{i}")
         if await self._once(item.game_id, 0, "missing_attach_files"):
-            await channel.send(i18n.text("app.no_attach", item.lang), allowed_mentions=NO_PINGS)
+            await send(channel, i18n.text("app.no_attach", item.lang), allowed_mentions=NO_PINGS)
         return "text-only"
 
     async def _direct(self, item: Delivery) -> str:
@@ -108,7 +109,7 @@ class DiscordTransport:
             text = text + "\n" + i18n.text("app.game_in", item.lang,
                                             channel=f"<#{item.channel_id}>")
         try:
-            await user.send(text[:2000], **kwargs)
+            await send(user, text, **kwargs)
             return "sent"
         except discord.Forbidden as exc:
             if exc.code not in (50007, 50278):  # cannot send messages to this user
@@ -122,18 +123,18 @@ class DiscordTransport:
         if item.direct_kind in ("reminder", "deadline_warning"):
             # the service sets ``fallback`` on the turn's first reminder only: once a turn
             if item.fallback is not None:
-                await channel.send(f"<@{uid}> {item.fallback}"[:2000],
-                                   allowed_mentions=only(uid), nonce=f"{item.nonce}f")
+                await send(channel, f"<@{uid}> {item.fallback}",
+                           allowed_mentions=only(uid), nonce=f"{item.nonce}f")
             return "dm-closed"
         if item.decision is not None:
             # the game waits for him: the choice goes to the channel, usable by him alone
-            await channel.send(f"<@{uid}> {item.decision.prompt}"[:2000],
-                               view=decision_view(item.decision), allowed_mentions=only(uid),
-                               nonce=f"{item.nonce}f")
+            await send(channel, f"<@{uid}> {item.decision.prompt}",
+                       view=decision_view(item.decision), allowed_mentions=only(uid),
+                       nonce=f"{item.nonce}f")
         if await self._once(item.game_id, uid, "dm_closed"):
             view = discord.ui.View(timeout=None)
             view.add_item(HandButton(item.channel_id, item.lang))
             name = item.name or i18n.text("app.a_player", item.lang)
-            await channel.send(i18n.text("app.dm_closed", item.lang, name=name),
-                               view=view, allowed_mentions=NO_PINGS)
+            await send(channel, i18n.text("app.dm_closed", item.lang, name=name),
+                       view=view, allowed_mentions=NO_PINGS)
         return "dm-closed"

@@ -75,7 +75,7 @@ class AbsenceMixin(ReadingMixin):
             extra = max(0.0, until - max(now, me.away_until or now))
             await tx.update_seat(game.id, seat, away_until=until)
             if game.status == GameStatus.ACTIVE and game.paused_at is None:
-                state = self._state(game)
+                state = self._state(game, info)
                 if engine.current_seat(state) == seat:
                     if seat == state.turn:
                         # the turn's deadline: at most MAX_AWAY_HOURS of absence in all, and
@@ -98,9 +98,9 @@ class AbsenceMixin(ReadingMixin):
                             await tx.reschedule_timer(t.id, max(t.due_at, until))
             lang = info.settings.language
             key = "away.post_deadline" if info.settings.deadline_hours else "away.post"
-            text = say(key, lang, name=me.name, until=when(until, "f"), again=when(until))
+            text = say(key, lang, name=me.shown, until=when(until, "f"), again=when(until))
             await tx.add_note(game.id, await tx.last_seq(game.id),
-                              say("away.note", lang, name=me.name, hours=hours_text(hours)),
+                              say("away.note", lang, name=me.shown, hours=hours_text(hours)),
                               now, user_id)
         return Outcome(game=info, public=[Post(text)],
                        reply=Reply(tell("away.noted", hours=hours_text(hours))))
@@ -122,5 +122,5 @@ class AbsenceMixin(ReadingMixin):
                     await tx.reschedule_timer(
                         t.id, now + info.settings.reminder_hours * HOUR)
         return Outcome(game=info, public=[Post(say("away.back", info.settings.language,
-                                                   name=me.name))],
+                                                   name=me.shown))],
                        reply=Reply(tell("away.welcome")))

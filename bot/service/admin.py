@@ -1,5 +1,5 @@
-"""A game's administration (its creator or a server admin): rebuild from the move log,
-settings, pause and resume, replacing a player, removing one."""
+"""A game's administration (its creator or a server admin): settings, pause and resume,
+replacing a player, removing one; the rebuild from the move log is ``repair.py``."""
 
 from __future__ import annotations
 
@@ -9,13 +9,12 @@ from pydantic import ValidationError
 
 import engine
 from engine import (
-    GameState,
     MalformedAction,
 )
 
 from .. import i18n
-from ..storage.api import GameRow, Queries
-from .errors import DamagedGame, GamePaused, LobbyError, NotStarted, PermissionDenied, ServiceError
+from .core import people_staying
+from .errors import GamePaused, LobbyError, NotStarted
 from .model import (
     LANGUAGE_NAMES,
     LANGUAGES,
@@ -24,87 +23,19 @@ from .model import (
     is_computer,
 )
 from .outbox import outboxed
-from .reading import ReadingMixin
+from .repair import RepairMixin
 from .results import Outcome, Post, Reply
 from .texts import (
     hours_text,
     say,
+    shown_name,
     tell,
     when,
 )
 
 
-class AdminMixin(ReadingMixin):
-    """/game rebuild, settings, pause, resume, replace, kick."""
-
-    # --- damage and rebuild ------------------------------------------------------------------
-
-    @outboxed
-    async def rebuild(self, channel_id: int, user_id: int, *, is_admin: bool = False) -> Outcome:
-        """Rebuild the channel's damaged game from its seed and move log (a player of the game,
-        its creator or a server admin). A healthy game (its state validates, keeps the
-        invariants and is what the log replays to) is refused: nothing to rebuild. The turn's
-        deadline is the one it had (``turn_timing``)."""
-        now = self.clock()
-        async with self.storage.write() as tx:
-            game = await self._game(tx, channel_id)
-            if game.status == GameStatus.LOBBY:
-                raise NotStarted(tell("rebuild.not_started"))
-            seats = await tx.seats(game.id)
-            try:
-                settings: GameSettings | None = GameSettings.model_validate_json(game.settings)
-            except (ValidationError, ValueError):
-                settings = None  # damaged too: rebuilt below
-            info = self._info(game, seats, settings=settings or GameSettings())
-            seat = info.seat_of(user_id)
-            me = info.seat_info(seat) if seat is not None else None
-            if (user_id != game.creator_id and not is_admin
-                    and (me is None or me.removed)):
-                raise PermissionDenied(tell("rebuild.not_allowed"))
-            holdems = [settings.holdem] if settings else [False, True]
-            state, checkpoint, checkpoint_seq, holdem = await self._replay_any(
-                tx, game, len(seats), holdems)
-            if settings is not None:
-                try:
-                    current = self._state(game)
-                except DamagedGame:
-                    current = None
-                if current == state:
-                    raise ServiceError(tell("rebuild.healthy"))
-            status = GameStatus.OVER if state.over else GameStatus.ACTIVE
-            fields: dict[str, object] = {}
-            if settings is None:  # computer seats keep playing (at the normal level)
-                settings = GameSettings(holdem=holdem, bots={
-                    s.user_id: "normal" for s in seats if is_computer(s.user_id)})
-                fields["settings"] = settings.model_dump_json()
-            version = await tx.update_game(
-                game.id, game.version, now=now, state=state.model_dump_json(),
-                checkpoint=checkpoint.model_dump_json(), checkpoint_seq=checkpoint_seq,
-                status=status, **fields,
-            )
-            info = replace(info, version=version, status=status, settings=settings)
-            await tx.forget_notice(game.id, 0, "damaged")
-            await self._schedule(tx, info, state, now)
-        text = say("rebuild.done", info.settings.language, count=state.step)
-        image = self._boards(state, info.names, (), lang=info.settings.language)
-        out = Outcome(game=info, public=[Post(text, image)])
-        self._turn_notice(out, info, None, state)
-        return out
-
-    async def _replay_any(self, q: Queries, game: GameRow, players: int,
-                          holdems: list[bool]) -> tuple[GameState, GameState, int, bool]:
-        """Replay the log with the first Hold'em option that replays it (settings lost)."""
-        last: DamagedGame | None = None
-        for holdem in holdems:
-            try:
-                state, checkpoint, seq = await self._replayed(q, game, players, holdem=holdem)
-            except DamagedGame as exc:
-                last = exc
-                continue
-            return state, checkpoint, seq, holdem
-        assert last is not None
-        raise last
-
+class AdminMixin(RepairMixin):
+    """/game settings, pause, resume, replace, kick (and rebuild: ``RepairMixin``)."""
 
     @staticmethod
     def settings_text(settings: GameSettings, lang: str | None = None) -> str:
@@ -150,7 +81,7 @@ class AdminMixin(ReadingMixin):
             info = self._info(game, await tx.seats(game.id))
             hours_changed = reminder_hours is not None or deadline_hours is not None
             if game.status == GameStatus.ACTIVE and hours_changed:
-                await self._schedule(tx, info, self._state(game), now, fresh=True,
+                await self._schedule(tx, info, self._state(game, info), now, fresh=True,
                                      reset_deadline=True)
             lang = settings.language  # a new language speaks at once
             text = say("settings.sets", lang, who=self._who(info, user_id),
@@ -196,7 +127,7 @@ class AdminMixin(ReadingMixin):
             lang = info.settings.language
             await tx.add_note(game.id, await tx.last_seq(game.id),
                               say("pause.resumed_note", lang, who=who), now, user_id)
-            state = self._state(game)
+            state = self._state(game, info)
             text = say("pause.resumes", lang, who=who, since=when(paused_at))
             seat = engine.current_seat(state)
             me = info.seat_info(seat) if seat is not None else None
@@ -220,13 +151,14 @@ class AdminMixin(ReadingMixin):
         async with self.storage.write() as tx:
             game, info, seat = await self._managed_seat(
                 tx, channel_id, user_id, old_user_id, is_admin, "replace")
+            shown = shown_name(new_name)
             if info.seat_of(new_user_id) is not None:
-                raise LobbyError(tell("replace.seated", name=new_name))
+                raise LobbyError(tell("replace.seated", name=shown))
             if is_computer(new_user_id):
                 raise LobbyError(tell("replace.computer_user"))
             old_name = info.names[seat]
             await tx.update_seat(game.id, seat, user_id=new_user_id, name=new_name, muted=0,
-                                 away_until=None, removed=0)
+                                 away_until=None, removed=0, joined_at=now)  # seated now
             fields: dict[str, object] = {}
             if game.creator_id == old_user_id:
                 fields["creator_id"] = new_user_id
@@ -239,13 +171,13 @@ class AdminMixin(ReadingMixin):
             info = self._info(game, await tx.seats(game.id))
             lang = info.settings.language
             await tx.add_note(game.id, await tx.last_seq(game.id),
-                              say("replace.note", lang, new=new_name, old=old_name), now,
+                              say("replace.note", lang, new=shown, old=old_name), now,
                               user_id)
-            state = self._state(game) if game.status == GameStatus.ACTIVE else None
+            state = self._state(game, info) if game.status == GameStatus.ACTIVE else None
             if state is not None and engine.current_seat(state) == seat:
                 await self._schedule(tx, info, state, now, fresh=True, reset_deadline=True)
         text = say("replace.takes_over_game" if state else "replace.takes_over", lang,
-                   new=new_name, old=old_name)
+                   new=shown, old=old_name)
         out = Outcome(game=info, public=[Post(text)])
         if state is not None and not state.over:
             out.direct.append(self._hand_dm(state, seat, info))
@@ -266,25 +198,22 @@ class AdminMixin(ReadingMixin):
             name = info.names[seat]
             lang = info.settings.language
             if game.status == GameStatus.LOBBY:
-                await tx.remove_seat(game.id, target_user_id)
-                seats = await tx.seats(game.id)
-                status = GameStatus.LOBBY if seats else GameStatus.ABANDONED
-                await tx.update_game(game.id, game.version, now=now, status=status)
-                game = await self._reload(tx, game.id)
-                return Outcome(game=self._info(game, seats),
-                               public=[Post(say("kick.lobby", lang, name=name))])
+                row = next(s for s in await tx.seats(game.id) if s.seat == seat)
+                info, told = await self._leave_lobby(tx, game, row, now)
+                return Outcome(game=info, public=[Post(say("kick.lobby", lang, name=name) + told)])
             me = info.seat_info(seat)
             assert me is not None
             if me.removed:
                 raise LobbyError(tell("kick.already", name=name))
-            if sum(1 for s in info.seats if not s.removed) <= 1:
-                raise LobbyError(tell("kick.last"))
+            if not people_staying(info.seats, target_user_id):
+                raise LobbyError(tell("seat.last_person", name=name))
             await tx.update_seat(game.id, seat, removed=1, muted=1, away_until=None)
             await tx.add_note(game.id, await tx.last_seq(game.id),
                               say("kick.note", lang, name=name), now, user_id)
+            game, told = await self._hand_on(tx, game, target_user_id, now)
             info = self._info(game, await tx.seats(game.id))
-            state = self._state(game)
-            text = say("kick.game", lang, name=name)
+            state = self._state(game, info)
+            text = say("kick.game", lang, name=name) + told
             if game.paused_at is None and engine.current_seat(state) == seat:
                 return await self._play(tx, game, info, state, now, intro=text)
             version = await tx.update_game(game.id, game.version, now=now)

@@ -19,6 +19,7 @@ import engine
 from ai import think
 from engine import Action, Choose, EndTurn, EngineError, PlayerView
 
+from .core import people_staying
 from .errors import LobbyError
 from .lobby import LobbyMixin, check_level
 from .model import (
@@ -32,7 +33,7 @@ from .model import (
 )
 from .outbox import outboxed
 from .results import Outcome, Post
-from .texts import say, tell
+from .texts import say, shown_name, tell
 from .timers import TimersMixin
 
 log = logging.getLogger("khronos.computers")
@@ -98,7 +99,8 @@ class ComputersMixin(LobbyMixin, TimersMixin):
             seats = await tx.seats(game.id)
         info = self._info(game, seats, version)
         return Outcome(game=info, public=[Post(
-            say("computers.leaves", info.settings.language, name=last.name, count=len(seats)))])
+            say("computers.leaves", info.settings.language, name=shown_name(last.name),
+                count=len(seats)))])
 
     # --- a seat handed to a computer, or taken back by a person -----------------------------
 
@@ -115,6 +117,8 @@ class ComputersMixin(LobbyMixin, TimersMixin):
                 "to_computer")
             if is_computer(target_user_id):
                 raise LobbyError(tell("computers.already", name=info.names[seat]))
+            if not people_staying(info.seats, target_user_id):  # never computers alone
+                raise LobbyError(tell("seat.last_person", name=info.names[seat]))
             settings = info.settings
             uid = next_bot_id(await tx.seats(game.id), settings)
             old_name = info.names[seat]
@@ -125,15 +129,17 @@ class ComputersMixin(LobbyMixin, TimersMixin):
             await tx.update_game(game.id, game.version, now=now,
                                  settings=settings.model_dump_json())
             game = await self._reload(tx, game.id)
+            game, told = await self._hand_on(tx, game, target_user_id, now)
             info = self._info(game, await tx.seats(game.id))
             lang = info.settings.language
             await tx.add_note(game.id, await tx.last_seq(game.id),
                               say("replace.note", lang, new=name, old=old_name), now, user_id)
             if game.status != GameStatus.ACTIVE:
                 return Outcome(game=info, public=[Post(
-                    f"{MARK} " + say("replace.takes_over", lang, new=name, old=old_name))])
-            state = self._state(game)
-            text = f"{MARK} " + say("replace.takes_over_game", lang, new=name, old=old_name)
+                    f"{MARK} " + say("replace.takes_over", lang, new=name, old=old_name) + told)])
+            state = self._state(game, info)
+            text = (f"{MARK} " + say("replace.takes_over_game", lang, new=name, old=old_name)
+                    + told)
             if engine.current_seat(state) == seat and game.paused_at is None:
                 await self._schedule(tx, info, state, now, fresh=True)
         return Outcome(game=info, public=[Post(text)])
@@ -190,7 +196,7 @@ class ComputersMixin(LobbyMixin, TimersMixin):
                 return None
             try:
                 info = self._info(game, await q.seats(game.id))
-                state = self._state(game)
+                state = self._state(game, info)
             except EngineError:
                 return None
         seat = engine.current_seat(state)
@@ -214,7 +220,7 @@ class ComputersMixin(LobbyMixin, TimersMixin):
                 return None  # the game moved while it thought: the timer fires again
             await tx.delete_timer(timer_id)
             info = self._info(game, await tx.seats(game.id))
-            state = self._state(game)
+            state = self._state(game, info)
             try:
                 engine.apply(state, plan.seat, action)
             except EngineError:

@@ -9,6 +9,7 @@ import secrets
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
+from typing import TypeVar
 
 from pydantic import ValidationError
 
@@ -36,17 +37,54 @@ from .texts import (
     format_names,
     hand_text,
     say,
+    shown_name,
     tell,
     when,
 )
 
 log = logging.getLogger("khronos.service")
 
+Seat = TypeVar("Seat", SeatRow, SeatInfo)
 
 
+def people_staying(seats: Sequence[Seat], leaving: int) -> list[Seat]:
+    """The persons (not computers, not removed) who keep a seat when ``leaving`` goes."""
+    return [s for s in seats
+            if s.user_id != leaving and not is_computer(s.user_id) and not s.removed]
 
 
+def heir(seats: Sequence[SeatRow], leaving: int) -> SeatRow | None:
+    """Who takes the creator's rights when the creator ``leaving`` goes: the person seated
+    longest among those who stay (the earliest ``joined_at``, then the first seat); None when
+    no person stays."""
+    return min(people_staying(seats, leaving), key=lambda s: (s.joined_at, s.seat),
+               default=None)
 
+
+def shape_problems(state: GameState) -> list[str]:
+    """What in a state does not fit its own game (RULES.md section 9's invariants do not look
+    at it): its player count, the players' seat numbers, and every seat it names (whose
+    turn, who starts, who must choose, who provoked a chain, the winners, the owners of
+    tiles and cubes) inside it. Cheap: checked at every load."""
+    n = len(state.players)
+    seats = {state.turn, state.first_seat, *state.winners}
+    seats |= {state.pending.seat} if state.pending is not None else set()
+    seats |= {state.provoker} if state.provoker is not None else set()
+    for board in state.boards:
+        seats |= {t.owner for t in board.tiles if t.owner is not None}
+        seats |= set(board.hamlet_cubes.values())
+    out = []
+    if state.options.players != n or [p.seat for p in state.players] != list(range(n)):
+        out.append(f"{n} players numbered {[p.seat for p in state.players]} in a game of "
+                   f"{state.options.players}")
+    out += [f"seat {s} named, of {n}" for s in sorted(seats) if not 0 <= s < n]
+    return out
+
+
+def missing_seats(state: GameState, seats: Sequence[SeatInfo]) -> list[int]:
+    """The seats of the game's players that have no seat row (a row deleted by hand)."""
+    have = {s.seat for s in seats}
+    return [p.seat for p in state.players if p.seat not in have]
 
 
 class ServiceCore:
@@ -100,7 +138,7 @@ class ServiceCore:
             try:
                 settings = GameSettings.model_validate_json(game.settings)
             except (ValidationError, ValueError) as exc:
-                raise damaged(game.id) from exc
+                raise damaged(game.id, "settings") from exc
         return GameInfo(
             game_id=game.id,
             channel_id=game.channel_id,
@@ -122,8 +160,10 @@ class ServiceCore:
             self._checked.clear()
         self._checked[game_id] = hash(state_json)
 
-    def _state(self, game: GameRow) -> GameState:
-        """The stored state, validated; a row that does not validate is a DamagedGame."""
+    def _state(self, game: GameRow, info: GameInfo | None = None) -> GameState:
+        """The stored state, validated (a DamagedGame names what does not hold): it reads,
+        fits its game (``shape_problems``) and keeps RULES.md section 9's invariants; with
+        ``info``, every player of it has his seat row."""
         if game.status == GameStatus.LOBBY:
             raise NotStarted(tell("refusal.not_started"))
         if game.state is None:
@@ -132,14 +172,16 @@ class ServiceCore:
             state = GameState.model_validate_json(game.state)
         except (ValidationError, ValueError) as exc:
             raise damaged(game.id) from exc
-        if self._checked.get(game.id) == hash(game.state):
-            return state
-        problems = engine.invariant_problems(state)  # RULES.md section 9, ~0.6 ms
-        if problems:
-            log.warning("game %s: the stored state breaks invariants: %s", game.id,
-                        "; ".join(problems[:5]))
-            raise damaged(game.id)
-        self._checked[game.id] = hash(game.state)
+        if self._checked.get(game.id) != hash(game.state):
+            problems = shape_problems(state) or engine.invariant_problems(state)  # ~0.6 ms
+            if problems:
+                log.warning("game %s: the stored state does not hold: %s", game.id,
+                            "; ".join(problems[:5]))
+                raise damaged(game.id)
+            self._checked[game.id] = hash(game.state)
+        missing = missing_seats(state, info.seats) if info is not None else []
+        if missing:
+            raise damaged(game.id, "seats", seat=", ".join(str(s + 1) for s in missing))
         return state
 
     async def _seated(self, q: Queries, channel_id: int, user_id: int, *,
@@ -189,6 +231,42 @@ class ServiceCore:
         if seat is None:
             raise NotSeated(tell("refusal.user_not_seated"))
         return game, info, seat
+
+    async def _leave_lobby(self, tx: Tx, game: GameRow, leaving: SeatRow,
+                           now: float) -> tuple[GameInfo, str]:
+        """Free ``leaving``'s place in the lobby (he left, or was removed): the creator's rights
+        pass to the person seated longest; a lobby left without a person (nobody, or only
+        computers) ends, so that a new game can be created in its channel. Returns the game
+        and what the channel is told after "X leaves"."""
+        await tx.remove_seat(game.id, leaving.user_id)
+        seats = await tx.seats(game.id)
+        lang = stored_language(game)
+        fields: dict[str, object] = {}
+        told = ""
+        successor = heir(seats, leaving.user_id) if leaving.user_id == game.creator_id else None
+        if not people_staying(seats, leaving.user_id):
+            fields["status"] = GameStatus.ABANDONED
+            told = say("lobby.closed" if not seats else "lobby.closed_computers", lang)
+        elif successor is not None:
+            fields["creator_id"] = successor.user_id
+            told = say("lobby.heir", lang, name=shown_name(successor.name))
+        version = await tx.update_game(game.id, game.version, now=now, **fields)
+        game = await self._reload(tx, game.id)
+        return self._info(game, seats, version), told
+
+    async def _hand_on(self, tx: Tx, game: GameRow, leaving: int, now: float) -> tuple[
+            GameRow, str]:
+        """In a game under way: when the creator ``leaving`` leaves his seat (removed, or given
+        to a computer), his rights pass to the person seated longest. Returns the game and
+        what the channel is told of it ("" when nothing changes)."""
+        if leaving != game.creator_id:
+            return game, ""
+        successor = heir(await tx.seats(game.id), leaving)
+        if successor is None:
+            return game, ""
+        await tx.update_game(game.id, game.version, now=now, creator_id=successor.user_id)
+        told = say("lobby.heir", stored_language(game), name=shown_name(successor.name))
+        return await self._reload(tx, game.id), told
 
     @staticmethod
     def _may_manage(game: GameRow, user_id: int, is_admin: bool, what: str) -> None:
@@ -260,15 +338,17 @@ class ServiceCore:
         return DecisionInfo(
             game_id=info.game_id, version=info.version, seat=d.seat, user_id=info.user_of(d.seat),
             prompt=format_names(event_prompt(state, info.settings.language), names),
-            options=tuple(format_names(choice_label(o, info.settings.language), names)
-                          for o in d.options),
+            # a button's label reads no markdown: the names as they are
+            options=tuple(format_names(choice_label(o, info.settings.language),
+                                       info.plain_names) for o in d.options),
             default=d.default,
         )
 
     @staticmethod
     def _boards(state: GameState, names: dict[int, str], events: Sequence[Event],
                 kind: ImageKind = "boards", *, lang: str = "en") -> Image:
-        """The boards after a move (``move``: the moved age large) or all three (``boards``)."""
+        """The boards after a move (``move``: the moved age large) or all three (``boards``);
+        ``names`` as drawn (``GameInfo.plain_names``)."""
         alt = say("image.boards_alt", lang, round=state.round, name=names.get(state.turn, "?"))
         return Image(kind, state, names, events, alt, lang=lang)
 
@@ -277,7 +357,7 @@ class ServiceCore:
         user = info.user_of(seat)
         assert user is not None
         lang = info.settings.language
-        image = Image("hand", state, info.names, (),
+        image = Image("hand", state, info.plain_names, (),
                       say("image.hand_alt", lang, cards=cards_text(state.players[seat].hand, lang)),
                       seat=seat, lang=lang)
         return Direct(user, "hand", hand_text(state, seat, lang), image)

@@ -50,15 +50,31 @@ class GamePaused(ServiceError):
 
 
 class DamagedGame(CorruptState):
-    """This game's stored state, settings or log does not validate, or its state breaks an
-    invariant of RULES.md section 9; other games are unaffected. ``game_id`` names it."""
+    """Something of this game's saved data does not hold (other games are unaffected):
+    ``part`` names what, one of ``DAMAGE_PARTS`` (``damage.<part>`` in the catalogue says it);
+    ``game_id`` names the game."""
 
     game_id: int | None = None
+    part: str = "state"
 
 
-def damaged(game_id: int, message: str | None = None) -> DamagedGame:
-    exc = DamagedGame(message or tell("refusal.damaged"))
+# what can be damaged (a row edited by hand, a failing disk), each named in the refusal:
+# the state (unreadable, breaking an invariant, or a turn, a pending choice or a player count
+# that do not fit the game), its seats (one without a row), the undo point (checkpoint), the
+# version (behind the move log: no move could be saved), the settings; /game rebuild repairs
+# them all from the seed and the move log. A log that does not replay cannot be repaired.
+DAMAGE_PARTS = ("state", "seats", "checkpoint", "version", "settings", "log", "broken_log")
+REPAIRABLE = DAMAGE_PARTS[:5]
+
+
+def damaged(game_id: int, part: str = "state", **params: object) -> DamagedGame:
+    """The refusal for game ``game_id`` whose ``part`` is damaged (``params`` fill its
+    sentence), in the reader's language, saying what to do."""
+    assert part in DAMAGE_PARTS, part
+    what = tell(f"damage.{part}", **params)
+    exc = DamagedGame(what + tell("damage.repair") if part in REPAIRABLE else what)
     exc.game_id = game_id
+    exc.part = part
     return exc
 
 

@@ -30,6 +30,7 @@ from .outbox import outboxed
 from .results import Outcome, Post
 from .texts import (
     say,
+    shown_name,
     status_text,
     tell,
 )
@@ -69,7 +70,8 @@ class LobbyMixin(MovesMixin):
             bot_level = check_level(bot_level)
         now = self.clock()
         async with self.storage.write() as tx:
-            if await tx.game_for_channel(channel_id, live_only=True) is not None:
+            live = await tx.game_for_channel(channel_id, live_only=True)
+            if live is not None and not await self._deserted_lobby(tx, live, now):
                 raise GameExists(tell("lobby.exists"))
             game_id = await tx.insert_game(
                 guild_id=guild_id,
@@ -90,11 +92,21 @@ class LobbyMixin(MovesMixin):
                   else say("lobby.players_any", lang))
         extra = say("lobby.holdem", lang) if settings.holdem else ""
         opened = Post(say("lobby.opens_full" if settings.seats else "lobby.opens", lang,
-                          name=name, wanted=wanted, holdem=extra))
+                          name=shown_name(name), wanted=wanted, holdem=extra))
         if added is not None:
             added.public.insert(0, opened)
             return added
         return Outcome(game=info, public=[opened])
+
+    @staticmethod
+    async def _deserted_lobby(tx: Tx, game: GameRow, now: float) -> bool:
+        """Whether ``game`` is a lobby without a person (left so before lobbies ended by
+        themselves): then it ends now, and a new game may be created in its channel."""
+        if game.status != GameStatus.LOBBY or any(
+                not is_computer(s.user_id) for s in await tx.seats(game.id)):
+            return False
+        await tx.update_game(game.id, game.version, now=now, status=GameStatus.ABANDONED)
+        return True
 
     @outboxed
     async def join(self, channel_id: int, user_id: int, name: str) -> Outcome:
@@ -117,10 +129,11 @@ class LobbyMixin(MovesMixin):
             if settings.seats is not None and len(seats) == settings.seats:
                 game = await self._reload(tx, game.id)
                 return await self._start(tx, game, seats, now,
-                                         say("lobby.joins_full", settings.language, name=name))
+                                         say("lobby.joins_full", settings.language,
+                                             name=shown_name(name)))
         info = self._info(game, seats, version)
         return Outcome(game=info, public=[Post(
-            say("lobby.joins", settings.language, name=name, count=len(seats)))])
+            say("lobby.joins", settings.language, name=shown_name(name), count=len(seats)))])
 
     @outboxed
     async def leave(self, channel_id: int, user_id: int) -> Outcome:
@@ -133,16 +146,8 @@ class LobbyMixin(MovesMixin):
             me = next((s for s in seats if s.user_id == user_id), None)
             if me is None:
                 raise NotSeated(tell("lobby.not_joined"))
-            await tx.remove_seat(game.id, user_id)
-            seats = await tx.seats(game.id)
-            status = GameStatus.LOBBY if seats else GameStatus.ABANDONED
-            version = await tx.update_game(game.id, game.version, now=now, status=status)
-            game = await self._reload(tx, game.id)
-        info = self._info(game, seats, version)
-        lang = info.settings.language
-        text = say("lobby.leaves", lang, name=me.name)
-        if not seats:
-            text += say("lobby.closed", lang)
+            info, told = await self._leave_lobby(tx, game, me, now)
+        text = say("lobby.leaves", info.settings.language, name=shown_name(me.name)) + told
         return Outcome(game=info, public=[Post(text)])
 
     @outboxed
@@ -215,11 +220,11 @@ class LobbyMixin(MovesMixin):
         info = replace(info, status=GameStatus.ACTIVE)
         await self._schedule(tx, info, state, now)
         names = info.names
-        order_text = ", ".join(s.name for s in new_seats)
+        order_text = ", ".join(shown_name(s.name) for s in new_seats)
         text = (f"{intro + ' ' if intro else ''}"
                 + say("lobby.begins", settings.language, order=order_text,
                       name=names[state.turn]))
-        image = self._boards(state, names, (), "move", lang=info.settings.language)
+        image = self._boards(state, info.plain_names, (), "move", lang=info.settings.language)
         out = Outcome(game=info, public=[Post(text, image)])
         for s in new_seats:
             if is_computer(s.user_id):
@@ -254,5 +259,5 @@ class LobbyMixin(MovesMixin):
         summary = status_text(state, info.names, GameStatus.ABANDONED, lang).split("\n", 1)
         standing = summary[1] if len(summary) > 1 else ""
         text = say("lobby.abandoned_standing", lang, round=state.round, standing=standing)
-        image = self._boards(state, info.names, (), lang=info.settings.language)
+        image = self._boards(state, info.plain_names, (), lang=info.settings.language)
         return Outcome(game=info, public=[Post(text, image)])

@@ -26,7 +26,8 @@ from engine import (
 )
 
 from ..storage.api import GameRow, MoveRow, PendingMoveRow, Queries, Tx
-from .errors import DamagedGame, NoGameHere, PermissionDenied, UndoRefused
+from .core import shape_problems
+from .errors import NoGameHere, PermissionDenied, UndoRefused, damaged
 from .model import DRAW_KINDS, GameStatus, MoveKind, events_of, is_computer
 from .outbox import outboxed
 from .results import GameInfo, Image, Outcome, Post
@@ -41,14 +42,27 @@ from .texts import (
 # --- replay: the move log and the seed rebuild any state exactly (style 7) --------------------
 
 
+class BrokenEntry(CorruptState):
+    """A move-log entry that cannot be read or played from the entries before it (edited by
+    hand, or a failing disk); ``seq`` is its number."""
+
+    def __init__(self, seq: int, why: str) -> None:
+        super().__init__(f"move-log entry {seq}: {why}", "")
+        self.seq = seq
+
+
 def effective_moves(moves: Sequence[MoveRow]) -> list[MoveRow]:
-    """The log's actions still in effect: each ``undo`` entry cancels the action it names."""
+    """The log's actions still in effect: each ``undo`` entry cancels the action it names.
+    Raises BrokenEntry for an undo entry that names no action in effect."""
     stack: list[MoveRow] = []
     for m in moves:
         if m.kind == MoveKind.UNDO:
-            undone = json.loads(m.action)["undoes"]
+            try:
+                undone = json.loads(m.action)["undoes"]
+            except (ValueError, TypeError, KeyError):
+                raise BrokenEntry(m.seq, "an unreadable undo") from None
             if not stack or stack[-1].seq != undone:
-                raise CorruptState(f"undo entry {m.seq} does not match the log", "")
+                raise BrokenEntry(m.seq, "an undo of no action in effect")
             stack.pop()
         else:
             stack.append(m)
@@ -59,16 +73,42 @@ def replay(
     options: engine.Options, seed: int, moves: Sequence[MoveRow]
 ) -> tuple[GameState, GameState, int]:
     """Replay a move log from the seed. Returns (state, checkpoint state, checkpoint seq): the
-    checkpoint is the state after the last card draw (the undo floor)."""
+    checkpoint is the state after the last card draw (the undo floor). Raises BrokenEntry for
+    the first entry that cannot be read or played."""
     state = engine.new_game(options, seed)
     checkpoint, checkpoint_seq = state, 0
     for m in effective_moves(moves):
-        action = engine.parse_action(m.action)
-        state, _ = engine.apply(state, m.seat, action)
+        try:
+            action = engine.parse_action(m.action)
+            state, _ = engine.apply(state, m.seat, action)
+        except (EngineError, ValidationError, ValueError, KeyError, TypeError) as exc:
+            raise BrokenEntry(m.seq, str(exc)[:200]) from exc
         if action.kind in DRAW_KINDS:
             checkpoint, checkpoint_seq = state, m.seq
     return state, checkpoint, checkpoint_seq
 
+
+async def next_entry(q: Queries, game_id: int, version: int) -> int:
+    """The number of the game's next log entry. A game whose ``version`` is behind its
+    log's (edited by hand) could save no move: a DamagedGame says so."""
+    last = await q.last_moves(game_id, 1)
+    if last and last[-1].version > version:
+        raise damaged(game_id, "version")
+    return last[-1].seq + 1 if last else 1
+
+
+def from_checkpoint(game: GameRow, moves: Sequence[MoveRow]) -> GameState:
+    """The state after ``moves`` (the turn's actions kept by an undo) played from the
+    game's undo point; a DamagedGame when the undo point does not read or fit."""
+    try:
+        state = GameState.model_validate_json(game.checkpoint or "")
+        if shape_problems(state):
+            raise ValueError("the undo point does not fit its game")
+        for m in moves:
+            state, _ = engine.apply(state, m.seat, engine.parse_action(m.action))
+    except (ValidationError, ValueError, EngineError) as exc:
+        raise damaged(game.id, "checkpoint") from exc
+    return state
 
 
 def _held_refusal(state: str | None) -> str:
@@ -175,8 +215,8 @@ class MovesMixin(ScheduleMixin):
                 game = await self._game(tx, channel_id)
             seats = await tx.seats(game.id)
             info = self._info(game, seats)
+            state = self._state(game, info)  # damage first: a lost seat row is no stranger
             seat = self._seat(info, user_id)
-            state = self._state(game)
             self._check_running(game, state)
             if expect_version is not None and expect_version != game.version:
                 raise StaleState(tell("moves.stale"))
@@ -205,7 +245,7 @@ class MovesMixin(ScheduleMixin):
             new, events = engine.apply(state, seat, action)
         except EngineError as exc:
             raise _rename(exc, names) from None
-        seq = await tx.last_seq(game_id) + 1
+        seq = await next_entry(tx, game_id, version)
         state_json = new.model_dump_json()
         self._trust(game_id, state_json)
         fields: dict[str, object] = {"state": state_json}
@@ -279,10 +319,14 @@ class MovesMixin(ScheduleMixin):
         await self._schedule(tx, info, new, now)
         out = self._after_move(info, state, new, events, actor, "\n".join(t for t in texts if t))
         if new.over:  # the end-of-game picture: where every player's Ecus came from
-            live = effective_moves(await tx.moves(game.id))
+            try:
+                live = effective_moves(await tx.moves(game.id))
+            except BrokenEntry:  # the picture is replayed from the log: without it, none
+                return out
             out.public.append(Post(
                 say("moves.summary", lang),
-                Image("summary", new, names, (), say("moves.summary_alt", lang), seed=game.seed,
+                Image("summary", new, info.plain_names, (), say("moves.summary_alt", lang),
+                      seed=game.seed,
                       moves=[(m.seat, m.action) for m in live], lang=lang)))
         return out
 
@@ -295,7 +339,7 @@ class MovesMixin(ScheduleMixin):
             text = events_text(events, names, info.settings.language)
         out = Outcome(
             game=info,
-            public=[Post(text, self._boards(new, names, events, "move",
+            public=[Post(text, self._boards(new, info.plain_names, events, "move",
                                             lang=info.settings.language))],
             events=list(events),
         )
@@ -319,8 +363,8 @@ class MovesMixin(ScheduleMixin):
             game = await self._game(tx, channel_id)
             seats = await tx.seats(game.id)
             info = self._info(game, seats)
+            state = self._state(game, info)  # damage first: a lost seat row is no stranger
             seat = self._seat(info, user_id)
-            state = self._state(game)
             names = info.names
             lang = info.settings.language
             if state.over:
@@ -329,26 +373,21 @@ class MovesMixin(ScheduleMixin):
             if seat != state.turn:
                 raise NotYourTurn(tell("undo.not_your_turn", name=names[state.turn]))
             entries = await tx.moves(game.id, after_seq=game.checkpoint_seq)
-            stack = effective_moves(entries)
+            try:
+                stack = effective_moves(entries)
+            except BrokenEntry as exc:
+                raise damaged(game.id, "log", seq=exc.seq) from exc
             if not stack:
                 raise UndoRefused(await self._floor_reason(tx, game))
             last = stack[-1]
             if last.seat != seat:
                 raise UndoRefused(tell("undo.other_player", name=names.get(last.seat, "?")))
-            if game.checkpoint is None:
-                raise DamagedGame(tell("refusal.damaged"))
-            try:
-                base = GameState.model_validate_json(game.checkpoint)
-            except (ValidationError, ValueError) as exc:
-                raise DamagedGame(tell("refusal.damaged")) from exc
-            restored = base
-            for m in stack[:-1]:
-                restored, _ = engine.apply(restored, m.seat, engine.parse_action(m.action))
+            restored = from_checkpoint(game, stack[:-1])
             undone_events = events_of(last.events, lang)
             what = events_text(undone_events, names, lang) or say("undo.last_action", lang)
             text = say("undo.takes_back", lang, name=names[seat], what=what)
             undo_event = Event(kind="undo", text=text, seat=seat)
-            seq = await tx.last_seq(game.id) + 1
+            seq = await next_entry(tx, game.id, game.version)
             await tx.append_move(
                 game_id=game.id, seq=seq, version=game.version + 1, seat=seat, user_id=user_id,
                 kind=MoveKind.UNDO, action=json.dumps({"undoes": last.seq}),
@@ -360,7 +399,8 @@ class MovesMixin(ScheduleMixin):
             )
             info = replace(info, version=version)
             await self._schedule(tx, info, restored, now)
-        image = self._boards(restored, names, (), "move", lang=info.settings.language)
+        image = self._boards(restored, info.plain_names, (), "move",
+                             lang=info.settings.language)
         out = Outcome(game=info, public=[Post(text, image)], events=[undo_event])
         out.direct.append(self._hand_dm(restored, seat, info))
         self._turn_notice(out, info, state, restored)

@@ -157,7 +157,7 @@ async def record(tx: Tx, outcome: Outcome, now: float) -> None:
     dumped: dict[int, Any] = {}  # a state's JSON, made once for all the images that show it
 
     def name_of(user_id: int) -> str:
-        return next((s.name for s in game.seats if s.user_id == user_id), "")
+        return next((s.shown for s in game.seats if s.user_id == user_id), "")
 
     rows: list[tuple[RowKind, int | None, dict[str, Any]]] = []
     for post in outcome.public:

@@ -24,7 +24,7 @@ from .model import (
     TimerKind,
     events_of,
 )
-from .moves import MovesMixin, effective_moves, replay
+from .moves import BrokenEntry, MovesMixin, effective_moves, replay
 from .results import GameInfo, HistoryEntry, Image, Outcome, Reply
 from .texts import (
     _rename,
@@ -33,6 +33,7 @@ from .texts import (
     events_text,
     hand_text,
     say,
+    shown_name,
     status_text,
     tell,
     when,
@@ -56,7 +57,8 @@ class ReadingMixin(MovesMixin):
         async with self.storage.read() as q:
             game = await self._game(q, channel_id)
             seats = await q.seats(game.id)
-        return self._info(game, seats), self._state(game)
+        info = self._info(game, seats)
+        return info, self._state(game, info)
 
     async def status(self, channel_id: int) -> Outcome:
         async with self.storage.read() as q:
@@ -66,10 +68,10 @@ class ReadingMixin(MovesMixin):
         info = self._info(game, seats)
         lang = info.settings.language  # the answer is public: the table's language
         if game.status == GameStatus.LOBBY:
-            names = ", ".join(s.name for s in seats) or say("status.nobody", lang)
+            names = ", ".join(shown_name(s.name) for s in seats) or say("status.nobody", lang)
             return Outcome(game=info, reply=Reply(
                 say("status.lobby", lang, names=names), ephemeral=False))
-        state = self._state(game)
+        state = self._state(game, info)
         text = status_text(state, info.names, game.status, lang)
         if game.status == GameStatus.ACTIVE:
             if game.paused_at is not None:
@@ -81,12 +83,12 @@ class ReadingMixin(MovesMixin):
             away = [s for s in info.seats if s.away_until and s.away_until > self.clock()]
             for s in away:
                 assert s.away_until is not None
-                text += "\n" + say("status.away", lang, name=s.name,
+                text += "\n" + say("status.away", lang, name=s.shown,
                                    until=when(s.away_until, "f"))
-            gone = [s.name for s in info.seats if s.removed]
+            gone = [s.shown for s in info.seats if s.removed]
             if gone:
                 text += "\n" + say("status.removed", lang, names=", ".join(gone))
-        image = self._boards(state, info.names, (), lang=info.settings.language)
+        image = self._boards(state, info.plain_names, (), lang=info.settings.language)
         out = Outcome(game=info, reply=Reply(text, image, False))
         if state.pending is not None:
             out.decision = self._decision(info, state)
@@ -98,10 +100,10 @@ class ReadingMixin(MovesMixin):
             game = await self._game(q, channel_id)
             seats = await q.seats(game.id)
         info = self._info(game, seats)
+        state = self._state(game, info)
         seat = self._seat(info, user_id)
-        state = self._state(game)
         lang = i18n.language(i18n.reader())  # a private answer: the picture in his words too
-        image = Image("hand", state, info.names, (),
+        image = Image("hand", state, info.plain_names, (),
                       say("image.hand_alt", lang, cards=cards_text(state.players[seat].hand, lang)),
                       seat=seat, lang=lang)
         return Outcome(game=info, reply=Reply(hand_text(state, seat, lang), image, True))
@@ -125,7 +127,7 @@ class ReadingMixin(MovesMixin):
             game = await self._game(q, channel_id)
             seats = await q.seats(game.id)
             moves = await q.last_moves(game.id, limit)
-        names = {s.seat: s.name for s in seats}
+        names = {s.seat: shown_name(s.name) for s in seats}
         lang = i18n.reader()  # /history answers its reader privately
         out = []
         for m in moves:
@@ -145,10 +147,10 @@ class ReadingMixin(MovesMixin):
         options = engine.Options(players=players, holdem=holdem)
         try:  # off the event loop: a whole game takes up to ~100 ms (defect 16)
             state, checkpoint, seq = await asyncio.to_thread(replay, options, game.seed, moves)
-        except (EngineError, ValidationError, ValueError, KeyError, TypeError) as exc:
-            raise damaged(game.id, tell("rebuild.no_replay")) from exc
+        except BrokenEntry as exc:
+            raise damaged(game.id, "log", seq=exc.seq) from exc
         if engine.invariant_problems(state):
-            raise damaged(game.id, tell("rebuild.broken_replay"))
+            raise damaged(game.id, "broken_log")
         return state, checkpoint, seq
 
     async def move_comparison(self, channel_id: int, seq: int | None = None) -> Outcome:
@@ -161,7 +163,10 @@ class ReadingMixin(MovesMixin):
         info = self._info(game, seats)
         if game.status == GameStatus.LOBBY:
             raise NotStarted(tell("compare.not_started"))
-        live = effective_moves(moves)
+        try:
+            live = effective_moves(moves)
+        except BrokenEntry as exc:
+            raise damaged(game.id, "log", seq=exc.seq) from exc
         if seq is None and not live:
             raise ServiceError(tell("compare.no_move"))
         target = live[-1] if seq is None else next((m for m in live if m.seq == seq), None)
@@ -174,15 +179,18 @@ class ReadingMixin(MovesMixin):
             before, after, events = await asyncio.to_thread(
                 _replay_to, options, game.seed, live, target)
         except (EngineError, ValidationError, ValueError) as exc:
-            raise DamagedGame(tell("refusal.damaged")) from exc
-        names = info.names
+            raise damaged(game.id, "log", seq=target.seq) from exc
         lang = i18n.reader()
-        what = events_text(events, names, lang).split("\n")[0]
-        title = tell("compare.title", seq=target.seq, what=what)
-        image = Image("compare", after, names, events, title, before=before,
-                      lang=i18n.language(lang))  # a private answer: the reader's language
-        return Outcome(game=info, reply=Reply(title + "\n" + tell("compare.sides"), image),
-                       events=list(events))
+
+        def title(names: dict[int, str]) -> str:
+            what = events_text(events, names, lang).split("\n")[0]
+            return tell("compare.title", seq=target.seq, what=what)
+
+        # drawn on the picture and read out in its alt text: the names as they are
+        image = Image("compare", after, info.plain_names, events, title(info.plain_names),
+                      before=before, lang=i18n.language(lang))  # the reader's language
+        return Outcome(game=info, reply=Reply(title(info.names) + "\n" + tell("compare.sides"),
+                                              image), events=list(events))
 
     async def replayed_state(self, channel_id: int) -> GameState:
         """The state the move log and seed give (for checks and tests)."""
@@ -240,7 +248,7 @@ class ReadingMixin(MovesMixin):
         if game.status == GameStatus.LOBBY:
             return tell("mygames.lobby", count=len(info.seats))
         try:
-            state = self._state(game)
+            state = self._state(game, info)
         except EngineError:
             return tell("mygames.damaged_state")
         seat = engine.current_seat(state)

@@ -18,6 +18,8 @@ from engine import (
 from .model import GameSettings
 from .texts import (
     channel_link,
+    plain_name,
+    shown_name,
 )
 
 
@@ -29,6 +31,12 @@ class SeatInfo:
     muted: bool = False  # no reminder DMs
     away_until: float | None = None  # declared absence (deadlines extended, no reminders)
     removed: bool = False  # kicked: his turns end and his choices take the default at once
+
+    @property
+    def shown(self) -> str:
+        """His name as the bot's texts show it (``shown_name``: markdown and mentions
+        escaped); ``name`` is as he set it."""
+        return shown_name(self.name)
 
 
 @dataclass(frozen=True)
@@ -54,7 +62,14 @@ class GameInfo:
 
     @property
     def names(self) -> dict[int, str]:
-        return {s.seat: s.name for s in self.seats}
+        """Each seat's name as the bot's texts show it (``shown_name``), by seat."""
+        return {s.seat: s.shown for s in self.seats}
+
+    @property
+    def plain_names(self) -> dict[int, str]:
+        """Each seat's name as an image draws it, or a button or an alt text says it
+        (``plain_name``: nothing escaped, nothing invisible), by seat."""
+        return {s.seat: plain_name(s.name) for s in self.seats}
 
     def seat_info(self, seat: int) -> SeatInfo | None:
         return next((s for s in self.seats if s.seat == seat), None)

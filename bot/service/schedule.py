@@ -4,6 +4,7 @@ created and cancelled in the transaction of the move that causes them."""
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 import engine
@@ -11,10 +12,27 @@ from engine import (
     GameState,
 )
 
-from ..storage.api import Queries, Tx
+from ..storage.api import Queries, TimerRow, Tx
 from .core import ServiceCore
 from .model import HOUR, MAX_AWAY_HOURS, GameStatus, TimerKind, is_computer
 from .results import GameInfo
+
+log = logging.getLogger("khronos.service")
+
+
+def payload_of(timer: TimerRow) -> dict[str, Any]:
+    """A timer's payload (when its player's wait began, reminders sent, a note made); an
+    unreadable one (edited by hand) reads as empty, and is written again by whoever
+    reschedules the timer: it only refines what a reminder says."""
+    try:
+        data = json.loads(timer.payload)
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        log.warning("game %s: timer %s has an unreadable payload; read as empty",
+                    timer.game_id, timer.id)
+        return {}
+    return data
 
 
 class ScheduleMixin(ServiceCore):
@@ -58,7 +76,7 @@ class ScheduleMixin(ServiceCore):
         reminder = next((t for t in existing if t.kind == TimerKind.REMINDER), None)
         if reminder is not None and all(
                 t.seat == seat and t.user_id == me.user_id for t in existing):
-            payload = {k: v for k, v in json.loads(reminder.payload).items() if k != "noted"}
+            payload = {k: v for k, v in payload_of(reminder).items() if k != "noted"}
             await tx.reschedule_timer(reminder.id, remind_at, payload)
             return
         await tx.cancel_timers(info.game_id)
@@ -77,6 +95,7 @@ class ScheduleMixin(ServiceCore):
                     if away:
                         timing.update(away_start=now, credit_before=0.0)
                 timing["due"] = due
+                timing["hours"] = s.deadline_hours  # what a rebuild keeps if settings are lost
                 await tx.set_turn_timing(info.game_id, timing)
             warn = due - min(HOUR, s.deadline_hours * HOUR / 4)
             await tx.add_timer(game_id=info.game_id, kind=TimerKind.WARNING, seat=seat,

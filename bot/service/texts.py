@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,6 +18,48 @@ from engine.state import Choice
 from .. import i18n
 
 # --- texts ------------------------------------------------------------------------------------
+
+
+# --- display names: what a player calls himself, shown as text ------------------------------
+# A display name is the player's own text, pasted into the bot's posts, pings and DMs, where
+# Discord reads markdown and mentions: "<@1234>" would show another member's mention, "**"
+# bold, a right-to-left override would turn the rest of the line around. In a text the bot
+# writes, a name is ``shown_name``: without invisible characters, every character Discord
+# reads as markdown or as the start of a mention escaped with a backslash (Discord shows the
+# character itself). Where nothing is read as markdown (an image, its alt text, a button's
+# label), a name is ``plain_name``: the same without the backslashes.
+
+_ZWJ = "\u200d"
+_BLANKS = {"\u115f", "\u1160", "\u3164", "\uffa0", "\u2800", "\u034f"}  # look like nothing
+_MARKDOWN = re.compile(r"([\\*_~|`<>\[\]@]|:(?=//))")  # and a link's scheme
+_LINE_START = re.compile(r"^(?:([#>-])|(\d+)\.)")  # a heading, quote or list if first
+
+
+def _invisible(name: str, i: int) -> bool:
+    """Whether ``name[i]`` shows nothing or changes how the text around it reads: a control
+    or format character (zero-width, direction), a line or paragraph separator, or a blank
+    filler; a zero-width joiner between two symbols (an emoji sequence) is kept."""
+    ch = name[i]
+    if ch == _ZWJ:
+        return not (0 < i < len(name) - 1 and ord(name[i - 1]) > 0x2000
+                    and ord(name[i + 1]) > 0x2000)
+    return ch in _BLANKS or unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp")
+
+
+def plain_name(name: str) -> str:
+    """A display name as drawn or read out: invisible characters left out, line breaks and
+    tabs as spaces; "?" when nothing visible is left."""
+    spaced = "".join(" " if ch in "\n\r\t" else ch for ch in name)
+    kept = "".join(ch for i, ch in enumerate(spaced) if not _invisible(spaced, i))
+    return " ".join(kept.split()) or "?"
+
+
+def shown_name(name: str) -> str:
+    """A display name as the bot's texts show it: ``plain_name``, with every character
+    Discord would read as markdown, a mention, an emoji or a link escaped, so that it shows
+    as typed and notifies or formats nothing."""
+    escaped = _MARKDOWN.sub(r"\\\1", plain_name(name))
+    return _LINE_START.sub(lambda m: f"\\{m[1]}" if m[1] else f"{m[2]}\\.", escaped)
 
 
 _SEAT_TOKEN = re.compile(r"\{P(\d+)\}")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +25,7 @@ from .model import (
 from .moves import MovesMixin
 from .outbox import outboxed
 from .results import Direct, GameInfo, Image, Outcome, Post, SeatInfo
+from .schedule import payload_of
 from .texts import (
     cards_text,
     event_prompt,
@@ -118,7 +118,7 @@ class TimersMixin(MovesMixin):
         seats = await tx.seats(game.id)
         try:
             info = self._info(game, seats)
-            state = self._state(game)
+            state = self._state(game, info)
         except EngineError:
             # a damaged game waits for /rebuild; its channel hears it once (the notice is
             # the one the Discord adapter stores when a command meets the damage)
@@ -134,7 +134,7 @@ class TimersMixin(MovesMixin):
             await tx.delete_timer(timer.id)
             return None
         timers = await tx.timers(game.id)
-        payload = json.loads(timer.payload)
+        payload = payload_of(timer)
         notes = await self._offline_note(tx, info, timer, timers, payload, now)
         deadline = next((t for t in timers if t.kind == TimerKind.DEADLINE), None)
         return _Firing(tx=tx, timer=timer, game=game, info=info, state=state, seat=seat, me=me,
@@ -170,7 +170,7 @@ class TimersMixin(MovesMixin):
             f.me.user_id, "deadline_warning",
             say("timers.warning", lang, channel=f"<#{f.info.channel_id}>", due=at,
                 what=what, link=f.info.link),
-            fallback=say("timers.warning_here", lang, name=f.me.name, due=at, what=what)))
+            fallback=say("timers.warning_here", lang, name=f.me.shown, due=at, what=what)))
         return f.out
 
     async def _fire_deadline(self, f: _Firing) -> Outcome | None:
@@ -178,7 +178,7 @@ class TimersMixin(MovesMixin):
         await f.tx.delete_timer(f.timer.id)
         lang = f.info.settings.language
         hours = hours_text(f.info.settings.deadline_hours or 0)
-        intro = say("timers.time_up", lang, name=f.me.name, hours=hours)
+        intro = say("timers.time_up", lang, name=f.me.shown, hours=hours)
         moved = await self._play(f.tx, f.game, f.info, f.state, f.now, timed_out=f.seat,
                                  intro=intro)
         moved.public[:0] = f.out.public
@@ -194,7 +194,7 @@ class TimersMixin(MovesMixin):
         overdue = [t for t in timers if t.due_at <= now]
         for t in overdue:
             if t.id != timer.id:
-                await tx.reschedule_timer(t.id, t.due_at, {**json.loads(t.payload), "noted": True})
+                await tx.reschedule_timer(t.id, t.due_at, {**payload_of(t), "noted": True})
         lang = info.settings.language
 
         def word(kind: str) -> str:
@@ -231,13 +231,13 @@ class TimersMixin(MovesMixin):
             lines.extend(changes)
         lines.append(say("timers.how_often", lang,
                          hours=hours_text(info.settings.reminder_hours)))
-        image = Image("hand", state, names, (),
+        image = Image("hand", state, info.plain_names, (),
                       say("image.hand_alt", lang,
                           cards=cards_text(state.players[seat].hand, lang)),
                       seat=seat, lang=lang)
         decision = (self._decision(info, state)
                     if state.pending is not None and state.pending.seat == seat else None)
-        fallback = (say("timers.reminder_here", lang, name=me.name, since=when(since))
+        fallback = (say("timers.reminder_here", lang, name=me.shown, since=when(since))
                     if first else None)
         return Direct(me.user_id, "reminder", "\n".join(lines), image, decision, fallback)
 

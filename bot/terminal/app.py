@@ -31,8 +31,9 @@ import engine
 from engine import EngineError, MalformedAction
 from engine.random_player import random_action
 
-from ..commands import COMMANDS, Context, run_line
+from ..commands import COMMANDS, Context, excerpt, run_line
 from ..images import render_image
+from ..limits import chunks
 from ..service import GameInfo, GameService, GameSettings, Image, Outcome
 from ..service.lobby import check_level
 from ..storage import Storage, StorageUnavailable, open_checked, storage_for
@@ -103,21 +104,33 @@ def seat_names(players: int | None, names: Sequence[str] | None) -> list[str]:
                          f"{MIN_PLAYERS} to {MAX_PLAYERS} players (e.g. --names Ann,Bob,Cid).")
     if players is not None and players != len(chosen):
         raise LocalError(f"--players {players} does not match the {len(chosen)} names of "
-                         f"--names ({', '.join(chosen)}); give one name per player, or leave "
-                         "out --players.")
+                         f"--names ({', '.join(map(short_name, chosen))}); give one name per "
+                         "player, or leave out --players.")
     seen: dict[str, str] = {}
     for name in chosen:
         if not name:
             raise LocalError("--names has an empty name; separate the names with single "
                              "commas (e.g. --names Ann,Bob,Cid).")
         if len(name) > MAX_NAME or not _NAME.fullmatch(name):
-            raise LocalError(f"The name {name!r} cannot be used: a name is one word of letters "
-                             f"or digits (also ' . - _ inside), at most {MAX_NAME} characters.")
+            raise LocalError(f"The name {excerpt(name)} cannot be used: a name is one word of "
+                             f"letters or digits (also ' . - _ inside), at most {MAX_NAME} "
+                             "characters.")
         if name.casefold() in seen:
-            raise LocalError(f"The names {seen[name.casefold()]!r} and {name!r} are the same "
-                             "to /as; give each player a different name.")
+            raise LocalError(f"The names {excerpt(seen[name.casefold()])} and {excerpt(name)} "
+                             "are the same to /as; give each player a different name.")
         seen[name.casefold()] = name
     return chosen
+
+
+def write(out: TextIO, text: str) -> None:
+    """Print ``text`` in pieces of at most 2,000 characters, as Discord would show it."""
+    for part in chunks(text) if text.strip() else [text]:
+        out.write(part + "\n")
+
+
+def short_name(name: str) -> str:
+    """A name as typed, or an excerpt of it when it is longer than a name may be."""
+    return name if len(name) <= MAX_NAME else excerpt(name)
 
 
 def image_png(image: Image) -> bytes:
@@ -203,7 +216,7 @@ class LocalGame:
         self._last_user: int | None = None
 
     def say(self, text: str) -> None:
-        self.out.write(local_times(text) + "\n")
+        write(self.out, local_times(text))
 
     def ctx(self, user_id: int) -> Context:
         return Context(LOCAL_CHANNEL, user_id, self.users[user_id], LOCAL_GUILD, is_admin=True)
@@ -279,7 +292,8 @@ class LocalGame:
         assert user is not None
         p = state.players[seat]
         choice = " (choice)" if state.pending is not None else ""
-        return user, f"[round {state.round}] {info.names[seat]}{choice} {plural(p.ecus, 'Ecu')} > "
+        name = info.plain_names[seat]
+        return user, f"[round {state.round}] {name}{choice} {plural(p.ecus, 'Ecu')} > "
 
     async def move_number(self) -> int:
         """The number ``/history`` gives the last move (0 before the first)."""
@@ -327,7 +341,7 @@ class LocalGame:
                 return True
             other = self.user_named(words[1])
             if other is None:
-                self.say(f"No player is called {words[1]}; the players are "
+                self.say(f"No player is called {short_name(words[1])}; the players are "
                          + ", ".join(self.users.values()) + ".")
                 return True
             return await self.command(" ".join(words[2:]), other)
@@ -359,7 +373,7 @@ class LocalGame:
         user = info.user_of(seat)
         assert user is not None
         self._last_user = user
-        self.say(f"{info.names[seat]} (random) plays {engine.dump_action(action)}")
+        self.say(f"{info.plain_names[seat]} (random) plays {engine.dump_action(action)}")
         await self.show(await self.service.act(LOCAL_CHANNEL, user, action))
         return True
 
@@ -432,7 +446,7 @@ def terminal_lines(out: TextIO, history: Path) -> tuple[Lines, Callable[[], None
         line = sys.stdin.readline()
         if not line:
             return None
-        out.write(line if line.endswith("\n") else line + "\n")
+        write(out, line.removesuffix("\n"))  # echoed, cut as any printed text
         return line
 
     return read, _nothing
@@ -492,7 +506,7 @@ def run_local(
         chosen = seat_names(players, names) if not bots else people_names(players, names, bots)
         check_level(bot_level)
     except (LocalError, MalformedAction) as exc:
-        out.write(f"{exc}\n")
+        write(out, str(exc))
         return 2
     asked: dict[str, object] = {flag: value for flag, value in (
         ("--players", players), ("--names", chosen if names is not None else None),
@@ -514,7 +528,7 @@ def run_local(
                          settings=GameSettings(seats=None, holdem=bool(holdem)), seed=seed,
                          random_moves=random_moves)
         except StorageUnavailable as exc:  # KHRONOS_DATABASE_URL: no server, or refused
-            out.write(f"{exc}\n")
+            write(out, str(exc))
             return exc.status
         except KeyboardInterrupt:  # Ctrl-C while a command ran: it was cancelled, not half-done
             out.write(f"\n{STOPPED}\n")
@@ -533,7 +547,7 @@ def _play(runner: asyncio.Runner, game: LocalGame, storage: Storage, lines: Line
     try:
         runner.run(game.setup(settings, seed, new, asked=asked))
     except LocalError as exc:
-        out.write(f"{exc}\n")
+        write(out, str(exc))
         return 2
     out.write(f"Board images go to {game.images.folder}/: move-<number>.png per move (the "
               "number of /history), latest.png for the last move.\n")

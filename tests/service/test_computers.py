@@ -105,12 +105,12 @@ async def test_lobby_add_and_remove_computers(storage: SqliteStorage, clock: Clo
     assert info.settings.bots == {-1: "easy"}
     # the settings with computers still load from their JSON
     assert GameSettings.model_validate_json(info.settings.model_dump_json()) == info.settings
-    # only people are left out: a lobby of computers only cannot start
-    await service.leave(CH, ANN)
-    assert (await service.info(CH)).status == "lobby"
-    await service.add_bot(CH, ANN, "easy")  # the creator still manages the lobby
-    with pytest.raises(LobbyError, match="at least one person"):
-        await service.start(CH, ANN)
+    # a lobby of computers only is not left behind: when its last person leaves, it ends,
+    # and the channel is free for a new game
+    out = await service.leave(CH, ANN)
+    assert "only computers; the game is closed" in out.public[0].text
+    assert out.game is not None and out.game.status == "abandoned"
+    await service.create_game(CH, BOB, "Bob", guild_id=1)
 
 
 async def test_create_with_computers_and_a_full_table_starts(storage: SqliteStorage,
@@ -129,20 +129,27 @@ async def test_create_with_computers_and_a_full_table_starts(storage: SqliteStor
         await service.add_bot(CH, ANN)
 
 
-async def test_a_game_of_computers_only_plays_to_the_final_scores(storage: SqliteStorage,
-                                                                  clock: Clock) -> None:
+async def test_a_game_is_never_left_to_computers_and_they_play_to_the_final_scores(
+        storage: SqliteStorage, clock: Clock) -> None:
+    """The last person of a game can neither hand his seat to a computer nor be removed (a
+    game of computers only would play on for nobody); Bob's seat may go to one."""
     service = computers(storage, clock)
     await service.create_game(CH, ANN, "Ann", guild_id=1, bots=2, bot_level="easy")
+    await service.join(CH, BOB, "Bob")
     await service.start(CH, ANN)
-    await service.seat_to_computer(CH, ANN, ANN, "easy")  # the creator hands his seat over
+    await service.seat_to_computer(CH, ANN, BOB, "easy")
+    for refused in (service.seat_to_computer(CH, ANN, ANN, "easy"),
+                    service.kick(CH, BOB, ANN, is_admin=True)):
+        with pytest.raises(LobbyError, match="Ann is the last person in this game"):
+            await refused
     info = await service.info(CH)
-    assert all(is_computer(s.user_id) for s in info.seats)
+    assert [s.user_id for s in info.seats if not is_computer(s.user_id)] == [ANN]
     played = await play_out(service, storage, random.Random(1))
     _, state = await service.snapshot(CH)
     assert state.over and (await service.info(CH)).status == "over"
     assert played and all(o.public[0].text.startswith(MARK) for o in played)
     assert all(o.public[0].image is not None for o in played)
-    assert not any(o.direct or o.pings for o in played)
+    assert not any(is_computer(d.user_id) for o in played for d in o.direct)
     assert await timers(storage, service) == []
 
 

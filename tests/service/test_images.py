@@ -54,3 +54,40 @@ async def test_the_words_the_image_helper_adds_follow_the_pictures_language(
         hand = Image("hand", state, nameless, seat=1, lang=lang)
         assert render_image(hand)[2] == {"en": "Your hand", "fr": "Votre main",
                                          "de": "Deine Hand"}[lang]
+
+
+LONG_NAMES = {0: "Bartholomew the Magnificent IIII", 1: "Владимир Владимирович Длинный 32",
+              2: "🐉 dragon 🐉 with emoji in names 🐉"}
+
+
+def test_alt_texts_stay_within_discords_limit_by_design_never_cut_mid_word() -> None:
+    """The renderer's alt texts are whole sentences within 1,024 characters: the helper passes
+    them on as they are, at the longest one of a whole game with 32-character names. The
+    service's own (a comparison's title, however long) is shortened after a whole word."""
+    import random
+
+    import render
+    from engine.random_player import random_action
+
+    state = engine.new_game(engine.Options(players=3), 11)
+    chooser = random.Random(11)
+    names = [LONG_NAMES[i] for i in range(3)]
+    longest: tuple[int, engine.GameState, list[engine.Event]] = (0, state, [])
+    while not state.over:
+        seat, action = random_action(state, chooser)
+        state, events = engine.apply(state, seat, action)
+        alt = render.alt_text(engine.public_view(state), names, events)
+        assert len(alt) <= 1024
+        longest = max(longest, (len(alt), state, events), key=lambda t: t[0])
+    size, at, events = longest
+    assert size > 900  # a long alt text, near the limit
+    for lang in ("en", "fr", "de"):
+        move = Image("move", at, LONG_NAMES, events, lang=lang)
+        alt = render_image(move)[2]
+        assert alt == render.alt_text(engine.public_view(at), names, events, lang=lang)
+        assert len(alt) <= 1024
+    title = "Move 12: " + " ".join(["Bartholomew builds a Monastery at C4"] * 100)
+    alt = render_image(Image("compare", at, LONG_NAMES, alt=title, before=at))[2]
+    whole = "The boards before and after. " + title
+    assert len(alt) <= 1024 and alt.endswith("…")
+    assert whole.startswith(alt[:-1]) and whole[len(alt) - 1] == " "  # after a whole word
