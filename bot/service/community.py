@@ -25,6 +25,7 @@ from .results import Attachment, GameInfo, Outcome, Reply
 from .texts import say, tell
 
 LEADERBOARD_SIZE = 10
+SIGMA = "\N{GREEK SMALL LETTER SIGMA}"  # the uncertainty's usual name
 
 
 def duration_text(seconds: float, lang: str | None) -> str:
@@ -43,8 +44,8 @@ def duration_text(seconds: float, lang: str | None) -> str:
 
 
 def rating_line(r: RatingRow) -> str:
-    """``**21.3** (μ 27.6 ± σ 2.1)``: the conservative rating, then skill and uncertainty."""
-    return f"**{score(r.mu, r.sigma):.1f}** (μ {r.mu:.1f} ± σ {r.sigma:.1f})"
+    """``**21.3** (μ 27.6 ± σ 2.1)``: the conservative rating, then skill and uncertainty."""  # noqa: RUF002
+    return f"**{score(r.mu, r.sigma):.1f}** (μ {r.mu:.1f} ± {SIGMA} {r.sigma:.1f})"
 
 
 def verdict_text(verdict: Verdict, record: Record, lang: str | None) -> str:

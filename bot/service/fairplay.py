@@ -12,7 +12,7 @@ from engine import GameState
 
 from ..storage.api import GameRow, MoveRow, RatingRow, ResultRow, Tx
 from .model import is_computer
-from .ratings import Rating, new_rating, player_key, rate_seats, ranks_of, seat_timings
+from .ratings import Rating, new_rating, player_key, ranks_of, rate_seats, seat_timings
 from .record import commitment, deal_of_start, hands_gained, new_salt
 from .results import GameInfo
 from .texts import say
