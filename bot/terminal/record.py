@@ -30,6 +30,9 @@ def verify_file(path: Path, out: TextIO) -> int:
     record = _load(path, out)
     if record is None:
         return 2
+    if record.seed is None:
+        out.write(i18n.text("verify.refused", None, why=i18n.text("verify.no_seed", None)) + "\n")
+        return 2
     verdict = verify(record)
     out.write(verdict_text(verdict, record, None) + "\n")
     return 0 if verdict.ok else 1
