@@ -24,6 +24,10 @@ from bot.service import (
 from bot.service.record import commitment, load_record, read_record, replay_steps, verify
 from engine.random_player import random_action
 from tests.service.conftest import Clock, current_user, started_game
+from tests.service.test_computers import CH as CH_AI
+from tests.service.test_computers import computers
+from tests.service.test_computers import play_out as play_with_computers
+from tests.storage.postgres.backend import AnyStorage
 
 SEED = 7_314_159_265_358_979  # digits that appear nowhere by chance
 CH, GUILD = 5, 1
@@ -281,3 +285,25 @@ async def test_the_seed_is_never_shown_before_the_end(service: GameService, cloc
     assert not [t for t in seen if any(s in t for s in secrets)]
     last = await service.act(CH, user, action)
     assert str(SEED) in "\n".join(texts(last))  # the control: the end shows it
+
+
+async def test_computer_seats_are_rated_as_their_level(storage: AnyStorage,
+                                                       clock: Clock) -> None:
+    """Each computer level has its own rating on the server: beating ``easy`` twice makes
+    ``easy`` lose twice, whichever computer seat played it."""
+    service = computers(storage, clock)
+    for game in range(2):
+        await service.create_game(CH_AI, ANN, "Ann", guild_id=GUILD, seed=300 + game)
+        await service.add_bot(CH_AI, ANN, "easy")
+        await service.add_bot(CH_AI, ANN, "normal")
+        await service.start(CH_AI, ANN)
+        await play_with_computers(service, storage, random.Random(game))
+    async with storage.read() as q:
+        easy = await q.rating(GUILD, "computer:easy")
+        normal = await q.rating(GUILD, "computer:normal")
+        ann = await q.rating(GUILD, f"user:{ANN}")
+        board = await q.leaderboard(GUILD, 0, 10)
+    assert easy is not None and normal is not None and ann is not None
+    assert (easy.games, normal.games, ann.games) == (2, 2, 2)
+    assert easy.name == "Computer (easy)" and easy.timed == 0 and easy.deadlines == 0
+    assert {r.player for r in board} == {"computer:easy", "computer:normal", f"user:{ANN}"}
