@@ -164,7 +164,9 @@ class CommunityMixin(ReadingMixin):
         state: GameState = self._state(game)
         live = effective_moves(await q.moves(game.id))
         seal = await q.seal(game.id)
-        deals = {d.seq: d.cards for d in await q.deals(game.id)} if complete else None
+        # the deals of a sealed game only: one begun before seals has them from the middle
+        deals = ({d.seq: d.cards for d in await q.deals(game.id)}
+                 if complete and seal is not None else None)
         levels = info.settings.bots
         data = make_record(
             game_id=game.id,

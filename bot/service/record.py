@@ -183,7 +183,8 @@ def replay_steps(record: Record) -> Iterator[Step]:
         try:
             action = engine.parse_action(json.dumps(move.action))
             after, events = engine.apply(state, move.seat, action)
-        except (EngineError, ValidationError, ValueError) as exc:
+        except (EngineError, ValidationError, ValueError, KeyError, IndexError,
+                TypeError) as exc:  # a hand-edited file: any move may be nonsense
             raise RecordError("record.bad_move", seq=move.seq) from exc
         yield Step(move, state, after, events)
         state = after
@@ -199,19 +200,21 @@ def verify(record: Record) -> Verdict:
     start that was dealt; every move, replayed from the seed, is legal and deals the cards
     that were dealt; the final Ecus are those of the record. Stops at the first problem."""
     verdict = Verdict()
-    if record.seed is None or record.salt is None:
+    if record.seed is None:
         verdict.problem = ("verify.no_seed", {})
         return verdict
     if record.commitment is not None:
         verdict.sealed = True
-        if commitment(record.seed, record.salt) != record.commitment:
+        if record.salt is None or commitment(record.seed, record.salt) != record.commitment:
             verdict.problem = ("verify.commitment", {})
             return verdict
     start = start_state(record)
     verdict.shuffles = 2 if record.options.holdem else 1  # R6, and R10's reshuffle
     deals = record.deals
+    if deals is not None and 0 not in deals:
+        deals = None  # deals recorded from the middle of a game (begun before they were)
     verdict.checked_deals = deals is not None
-    if deals is not None and deals.get(0) is not None and deals[0] != deal_of_start(start):
+    if deals is not None and deals[0] != deal_of_start(start):
         verdict.problem = ("verify.start", {})
         return verdict
     last = start

@@ -8,7 +8,9 @@ from __future__ import annotations
 import json
 import logging
 import random
+import sqlite3
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -22,6 +24,7 @@ from bot.service import (
     UndoRefused,
 )
 from bot.service.record import commitment, load_record, read_record, replay_steps, verify
+from bot.storage.sqlite import SqliteStorage
 from engine.random_player import random_action
 from tests.service.conftest import Clock, current_user, started_game
 from tests.service.test_computers import CH as CH_AI
@@ -307,3 +310,25 @@ async def test_computer_seats_are_rated_as_their_level(storage: AnyStorage,
     assert (easy.games, normal.games, ann.games) == (2, 2, 2)
     assert easy.name == "Computer (easy)" and easy.timed == 0 and easy.deadlines == 0
     assert {r.player for r in board} == {"computer:easy", "computer:normal", f"user:{ANN}"}
+
+
+async def test_a_game_begun_before_seals_verifies_its_moves_only(tmp_path: Path,
+                                                                 clock: Clock) -> None:
+    """A game started before the deck was sealed (no seal, its deals from the middle on) is
+    not called unfair: /game verify says what it could check."""
+    async with SqliteStorage(tmp_path / "old.sqlite3") as storage:
+        service = GameService(storage, clock=clock, seeds=lambda: 99)
+        await started_game(service, CH, 2)
+        await play_out(service, CH, random.Random(3), clock, until=20)
+        with sqlite3.connect(storage.path) as raw:  # as migration 5 found it
+            raw.execute("DELETE FROM seals")
+            raw.execute("DELETE FROM deals WHERE seq <= 10")
+        await play_out(service, CH, random.Random(4), clock)
+        reply = (await service.verify_game(CH)).reply
+        assert reply is not None and reply.text.startswith("✅"), reply.text
+        assert "No commitment was posted" in reply.text
+        assert "only the moves' legality was checked" in reply.text
+        end = (await service.export_record(CH, ANN)).reply
+        assert end is not None and end.file is not None
+        data = json.loads(end.file.text)
+        assert data["commitment"] is None and data["deals"] is None and data["seed"] == 99
