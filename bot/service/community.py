@@ -22,7 +22,7 @@ from .ratings import MIN_GAMES, player_key, score
 from .reading import ReadingMixin
 from .record import Record, Verdict, make_record, read_record, verify
 from .results import Attachment, GameInfo, Outcome, Reply
-from .texts import say, tell
+from .texts import say, shown_name, tell
 
 LEADERBOARD_SIZE = 10
 SIGMA = "\N{GREEK SMALL LETTER SIGMA}"  # the uncertainty's usual name
@@ -82,7 +82,7 @@ class CommunityMixin(ReadingMixin):
         else:
             lines = [tell("community.board_title", games=MIN_GAMES)]
             for i, r in enumerate(rows, 1):
-                lines.append(tell("community.board_line", rank=i, name=r.name,
+                lines.append(tell("community.board_line", rank=i, name=shown_name(r.name),
                                   rating=rating_line(r), games=r.games,
                                   wins=r.wins))
             if ranked > len(rows):
@@ -103,7 +103,7 @@ class CommunityMixin(ReadingMixin):
             above = (await q.ranked_above(guild, MIN_GAMES, score(row.mu, row.sigma))
                      if row and row.games >= MIN_GAMES else 0)
             ranked = await q.ranked_count(guild, MIN_GAMES) if row else 0
-        who = row.name if row is not None else (name or f"<@{target}>")
+        who = shown_name(row.name if row is not None else (name or "?"))
         if row is None or row.games == 0:
             return Outcome(game=None, reply=Reply(tell("community.no_games", name=who),
                                                   ephemeral=not public))

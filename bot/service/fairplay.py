@@ -15,7 +15,7 @@ from .model import is_computer
 from .ratings import Rating, new_rating, player_key, ranks_of, rate_seats, seat_timings
 from .record import commitment, deal_of_start, hands_gained, new_salt
 from .results import GameInfo
-from .texts import say
+from .texts import say, shown_name
 
 
 def guild_key(guild_id: int | None) -> int:
@@ -82,7 +82,8 @@ async def rate_game(tx: Tx, game: GameRow, info: GameInfo, state: GameState,
             old.hints + r.hints, old.timed + len(times), now)
     await tx.save_ratings(list(sums.values()))
     lang = info.settings.language
-    parts = [f"{r.name} {r.mu_after:.1f} ({r.mu_after - r.mu_before:+.1f})" for r in results]
+    parts = [f"{shown_name(r.name)} {r.mu_after:.1f} ({r.mu_after - r.mu_before:+.1f})"
+             for r in results]
     return say("community.rated", lang, ratings=", ".join(parts))
 
 

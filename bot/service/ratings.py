@@ -90,7 +90,7 @@ def seat_timings(moves: Sequence[MoveRow], holders: Mapping[int, int],
         if m.kind != "action":
             continue
         first.setdefault(m.seat, m)
-        if json.loads(m.action).get("kind") != "end_turn":
+        if _kind(m.action) != "end_turn":
             continue
         seat = m.seat
         timing = out.get(seat)
@@ -104,3 +104,13 @@ def seat_timings(moves: Sequence[MoveRow], holders: Mapping[int, int],
         start = m.created_at
         first = {}
     return out
+
+
+def _kind(action: str) -> str | None:
+    """An entry's action kind; None for a record that does not read (never a crash: the game
+    ends, and is rated, whatever one entry of its log says)."""
+    try:
+        kind = json.loads(action).get("kind")
+    except (ValueError, AttributeError):
+        return None
+    return kind if isinstance(kind, str) else None

@@ -12,6 +12,7 @@ from .. import i18n
 from ..images import render_image
 from ..service import Image, events_text, verdict_text
 from ..service.record import Record, RecordError, load_record, replay_steps, start_state, verify
+from ..service.texts import plain_name
 
 
 def _load(path: Path, out: TextIO) -> Record | None:
@@ -50,7 +51,7 @@ def replay_file(path: Path, folder: Path, out: TextIO, *,
         out.write(i18n.text("record.no_seed", None) + "\n")
         return 2
     draw = render or (lambda image: render_image(image)[0])
-    names = record.names
+    names = {seat: plain_name(name) for seat, name in record.names.items()}
     folder.mkdir(parents=True, exist_ok=True)
     state = start_state(record)
     first = folder / "move-000.png"
