@@ -42,6 +42,11 @@ def build_parser() -> argparse.ArgumentParser:
                        help="the computers' level (default normal)")
     local.add_argument("--images", default=None,
                        help="folder for the board images (default ./local-games)")
+    record = parser.add_argument_group("a game's record (the file of /game export)")
+    record.add_argument("--verify", default=None, metavar="FILE",
+                        help="check that the deck was fair: every shuffle and draw from the seed")
+    record.add_argument("--replay", default=None, metavar="FILE",
+                        help="play the game back in the terminal, an image per move (--images)")
     parser.add_argument("--data-dir", default=None,
                         help="folder of the SQLite file (default: KHRONOS_DATA_DIR or ./data)")
     return parser
@@ -56,6 +61,8 @@ def _count(text: str) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.verify is not None or args.replay is not None:
+        return _record(args)
     if not args.local:
         given = [f"--{flag}" for flag in LOCAL_FLAGS if getattr(args, flag) is not None]
         if given:
@@ -105,6 +112,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .discord.start import run_discord
 
     return run_discord(settings)
+
+
+def _record(args: argparse.Namespace) -> int:
+    """--verify FILE or --replay FILE [--images DIR]: no Discord, no database."""
+    from .terminal.record import replay_file, verify_file
+
+    if args.verify is not None:
+        return verify_file(Path(args.verify), sys.stdout)
+    path = Path(args.replay)
+    folder = Path(args.images or "./local-games") / f"replay-{path.stem}"
+
+    def wait() -> bool:
+        return input("Enter: next move, q: quit ").strip().lower() != "q"
+
+    return replay_file(path, folder, sys.stdout, wait=wait if sys.stdin.isatty() else None)
 
 
 if __name__ == "__main__":

@@ -173,6 +173,21 @@ async def mygames(service: GameService, ctx: Context, args: Args) -> Outcome:
     return await service.my_games(ctx.user_id)
 
 
+async def leaderboard(service: GameService, ctx: Context, args: Args) -> Outcome:
+    return await service.leaderboard(ctx.guild_id, public=bool(args.get("public", False)))
+
+
+async def stats(service: GameService, ctx: Context, args: Args) -> Outcome:
+    ref: UserRef | None = args.get("player")
+    user_id = name = None
+    if ref is not None:
+        user_id = ref.id if ref.id is not None else await _seated_user(service, ctx.channel_id,
+                                                                       ref)
+        name = ref.name
+    return await service.stats(ctx.guild_id, ctx.user_id, user_id, name,
+                               public=bool(args.get("public", False)))
+
+
 # --- reminders and absence ------------------------------------------------------------------
 
 
@@ -216,6 +231,14 @@ async def abandon(service: GameService, ctx: Context, args: Args) -> Outcome:
 
 async def rebuild(service: GameService, ctx: Context, args: Args) -> Outcome:
     return await service.rebuild(ctx.channel_id, ctx.user_id, is_admin=ctx.is_admin)
+
+
+async def export(service: GameService, ctx: Context, args: Args) -> Outcome:
+    return await service.export_record(ctx.channel_id, ctx.user_id, is_admin=ctx.is_admin)
+
+
+async def verify(service: GameService, ctx: Context, args: Args) -> Outcome:
+    return await service.verify_game(ctx.channel_id)
 
 
 async def kick(service: GameService, ctx: Context, args: Args) -> Outcome:

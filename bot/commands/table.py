@@ -162,6 +162,15 @@ COMMANDS: dict[str, CommandSpec] = {
         ), "/help rules", guild_only=False, run=help_command),
         CommandSpec("mygames", "Your games on every server: whose turn, and links", "info", (),
                     "/mygames", guild_only=False, run=h.mygames),
+        CommandSpec("leaderboard", "This server's best rated players, with their games",
+                    "info", (
+            Param("public", "flag", "Show it to the channel (default: to you only)", False),
+        ), "/leaderboard", run=h.leaderboard),
+        CommandSpec("stats", "A player's rating, games, wins, Ecus and pace on this server",
+                    "info", (
+            Param("player", "user", "Whose statistics (default: yours)", False),
+            Param("public", "flag", "Show them to the channel (default: to you only)", False),
+        ), "/stats @bob", run=h.stats),
         # --- reminders and absence ---
         CommandSpec("mute", "Stop reminder DMs for you in this game", "self", (), "/mute",
                     run=h.mute),
@@ -203,6 +212,10 @@ COMMANDS: dict[str, CommandSpec] = {
             Param("player", "user", "The player to remove"),
             Param("level", "level", "A computer of this level takes the seat over", False),
         ), "/game kick @bob", parent="game", run=h.kick),
+        CommandSpec("export", "The game's record as a JSON file (at the end; its creator "
+                    "any time)", "admin", (), "/game export", parent="game", run=h.export),
+        CommandSpec("verify", "Check that the deck was fair: every shuffle and draw from the "
+                    "revealed seed", "admin", (), "/game verify", parent="game", run=h.verify),
     )
 }
 

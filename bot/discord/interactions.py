@@ -25,7 +25,7 @@ from ..service import DamagedGame, Image, Outcome, events_text
 from ..service.outbox import Delivery, reply_delivery
 from .buttons import CancelButton, ConfirmButton, decision_view
 from .host import Host
-from .messages import NO_PINGS, chunks, respond, send, to_file
+from .messages import NO_PINGS, chunks, respond, send, text_file, to_file
 from .slash import OptionRefused
 from .transport import channel_of
 
@@ -159,8 +159,11 @@ async def reply(bot: Host, interaction: discord.Interaction[Any], item: Delivery
     """The answer to the command's author, after everything else of his command."""
     text = item.text or i18n.text("app.done", item.lang)
     kwargs: dict[str, Any] = {"ephemeral": item.ephemeral, "allowed_mentions": NO_PINGS}
-    if item.image is not None:
-        kwargs["file"] = await to_file(item.image, bot.renderer)
+    files = [await to_file(item.image, bot.renderer)] if item.image is not None else []
+    if item.file is not None:  # a file that is not an image (a game's record)
+        files.append(text_file(item.file.name, item.file.text))
+    if files:
+        kwargs["files"] = files
     decision = item.decision
     if decision is not None and decision.user_id == interaction.user.id:
         kwargs["view"] = decision_view(decision)

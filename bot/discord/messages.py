@@ -63,3 +63,8 @@ async def to_file(image: Image, renderer: Renderer | None = None) -> discord.Fil
     renderer keeps it within Discord's 1,024 characters: ``bot/images.py``)."""
     png, name, alt = await (renderer or _THREADS).render(image)
     return discord.File(io.BytesIO(png), filename=name, description=alt)
+
+
+def text_file(name: str, text: str) -> discord.File:
+    """A text file (UTF-8) as an attachment."""
+    return discord.File(io.BytesIO(text.encode()), filename=name)

@@ -244,6 +244,8 @@ def slash_command(bot: Host, spec: CommandSpec,
             args["reminder"] = bot.settings.reminder_hours  # KHRONOS_REMINDER_HOURS
         line = format_line(spec.name, args) if spec.name in PREVIEWED else None
         locale = interaction.locale.value
+        if args.get("public") is True:  # /stats, /leaderboard asked for the channel: the
+            await interaction.response.defer(thinking=True)  # answer follows a public defer
         await bot.run_interaction(
             interaction,
             lambda ctx: execute(bot.service, replace(ctx, locale=locale), spec.name, args),

@@ -17,13 +17,17 @@ seat, permissions, the turn's notices), ``schedule`` (the timers of whoever must
 ``texts`` (sentences), ``moves`` (moves, undo, the one replay), ``lobby``, ``reading`` (status,
 hand, history, /mygames), ``timers`` (firing reminders and deadlines), ``admin`` (rebuild,
 settings, pause, replacement, removal), ``absence`` (mute, away, back), ``computers``,
-``outbox`` (the rows and their deliverer), ``dispatcher`` (the task that fires timers).
+``outbox`` (the rows and their deliverer), ``dispatcher`` (the task that fires timers);
+the community: ``fairplay`` (the seal, the deals, the ratings, written by the transactions
+that start, deal and end a game), ``ratings`` and ``record`` (pure), ``community`` (/stats,
+/leaderboard, /game export, /game verify).
 """
 
 from __future__ import annotations
 
 from .absence import AbsenceMixin
 from .admin import AdminMixin
+from .community import CommunityMixin, duration_text, verdict_text
 from .computers import MARK, ComputersMixin, computer_seed
 from .errors import (
     DAMAGED_NOTICE,
@@ -57,6 +61,7 @@ from .model import (
 )
 from .moves import effective_moves, replay
 from .results import (
+    Attachment,
     DecisionInfo,
     Direct,
     DirectKind,
@@ -81,7 +86,7 @@ from .texts import (
 )
 
 
-class GameService(ComputersMixin, AdminMixin, AbsenceMixin):
+class GameService(ComputersMixin, AdminMixin, AbsenceMixin, CommunityMixin):
     """Plain async methods; each returns an ``Outcome`` or raises an ``EngineError``.
 
     ``clock`` gives Unix seconds (for the log and timers); ``seeds`` gives a new game's seed.
@@ -100,6 +105,7 @@ __all__ = [
     "MAX_PLAYERS",
     "MIN_PLAYERS",
     "OFFLINE_MARGIN",
+    "Attachment",
     "DamagedGame",
     "DecisionInfo",
     "Direct",
@@ -130,6 +136,7 @@ __all__ = [
     "channel_link",
     "computer_name",
     "computer_seed",
+    "duration_text",
     "effective_moves",
     "events_text",
     "format_names",
@@ -138,5 +145,6 @@ __all__ = [
     "is_computer",
     "replay",
     "status_text",
+    "verdict_text",
     "when",
 ]

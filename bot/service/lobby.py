@@ -14,6 +14,7 @@ from engine import (
 
 from ..storage.api import GameRow, SeatRow, Tx
 from .errors import GameExists, LobbyError, NotSeated, PermissionDenied
+from .fairplay import seal_game
 from .model import (
     BOT_LEVELS,
     MARK,
@@ -219,11 +220,13 @@ class LobbyMixin(MovesMixin):
         info = self._info(game, new_seats, version)
         info = replace(info, status=GameStatus.ACTIVE)
         await self._schedule(tx, info, state, now)
+        sealed = await seal_game(tx, game, state, now)  # the deck's commitment (fair play)
         names = info.names
         order_text = ", ".join(shown_name(s.name) for s in new_seats)
         text = (f"{intro + ' ' if intro else ''}"
                 + say("lobby.begins", settings.language, order=order_text,
-                      name=names[state.turn]))
+                      name=names[state.turn])
+                + "\n" + say("community.sealed", settings.language, commitment=sealed))
         image = self._boards(state, info.plain_names, (), "move", lang=info.settings.language)
         out = Outcome(game=info, public=[Post(text, image)])
         for s in new_seats:

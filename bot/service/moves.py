@@ -28,6 +28,7 @@ from engine import (
 from ..storage.api import GameRow, MoveRow, PendingMoveRow, Queries, Tx
 from .core import shape_problems
 from .errors import NoGameHere, PermissionDenied, UndoRefused, damaged
+from .fairplay import finish_game, note_deal
 from .model import DRAW_KINDS, GameStatus, MoveKind, events_of, is_computer
 from .outbox import outboxed
 from .results import GameInfo, Image, Outcome, Post
@@ -260,6 +261,7 @@ class MovesMixin(ScheduleMixin):
             events=json.dumps([e.model_dump(mode="json") for e in events]),
             step=new.step, now=now,
         )
+        await note_deal(tx, game_id, seq, state, new)
         version = await tx.update_game(game_id, version, now=now, **fields)
         return new, events, version
 
@@ -320,14 +322,17 @@ class MovesMixin(ScheduleMixin):
         out = self._after_move(info, state, new, events, actor, "\n".join(t for t in texts if t))
         if new.over:  # the end-of-game picture: where every player's Ecus came from
             try:
-                live = effective_moves(await tx.moves(game.id))
+                live: list[MoveRow] | None = effective_moves(await tx.moves(game.id))
             except BrokenEntry:  # the picture is replayed from the log: without it, none
-                return out
-            out.public.append(Post(
-                say("moves.summary", lang),
-                Image("summary", new, info.plain_names, (), say("moves.summary_alt", lang),
-                      seed=game.seed,
-                      moves=[(m.seat, m.action) for m in live], lang=lang)))
+                live = None
+            if live is not None:
+                out.public.append(Post(
+                    say("moves.summary", lang),
+                    Image("summary", new, info.plain_names, (), say("moves.summary_alt", lang),
+                          seed=game.seed,
+                          moves=[(m.seat, m.action) for m in live], lang=lang)))
+            # rated and its seed revealed in the transaction that ends it (docs/community.md)
+            out.public.append(Post(await finish_game(tx, game, info, new, now)))
         return out
 
     def _after_move(

@@ -28,7 +28,7 @@ from typing import Any, Concatenate, Literal, ParamSpec, Protocol, TypeVar
 from .. import i18n
 from ..storage.api import OutboxRow, Storage, Tx
 from .core import ServiceCore
-from .results import DecisionInfo, Direct, DirectKind, Image, Outcome
+from .results import Attachment, DecisionInfo, Direct, DirectKind, Image, Outcome
 from .wake import sleep_or_wake
 
 log = logging.getLogger("khronos.outbox")
@@ -75,6 +75,7 @@ class Delivery:
     # was written: the game's, or the reader's for a reply (a later change rewrites nothing)
     lang: str = "en"
     writer: str = ""  # a reply: the process that wrote it (``PROCESS``); "" in older rows
+    file: Attachment | None = None  # a reply's file that is not an image (a game's record)
 
     @property
     def nonce(self) -> str:
@@ -184,8 +185,16 @@ async def record(tx: Tx, outcome: Outcome, now: float) -> None:
                 **base, "lang": i18n.language(i18n.reader()),
                 "text": reply.text, "image": _image_json(reply.image, dumped),
                 "ephemeral": reply.ephemeral, "decision": _decision_json(outcome.decision),
-                "writer": PROCESS}))
+                "writer": PROCESS, "file": _file_json(reply.file)}))
         outcome.outbox.append(outcome.reply_row)
+
+
+def _file_json(file: Attachment | None) -> dict[str, str] | None:
+    return {"name": file.name, "text": file.text} if file is not None else None
+
+
+def _file_from(data: dict[str, str] | None) -> Attachment | None:
+    return Attachment(str(data["name"]), str(data["text"])) if data else None
 
 
 def delivery(row: OutboxRow, now: float) -> Delivery:
@@ -201,7 +210,7 @@ def delivery(row: OutboxRow, now: float) -> Delivery:
         direct_kind=body.get("direct_kind"), ephemeral=bool(body.get("ephemeral", True)),
         name=body.get("name", ""), created_at=row.created_at,
         late=now - row.created_at > LATE_AFTER, lang=str(body.get("lang", "en")),
-        writer=str(body.get("writer", "")),
+        writer=str(body.get("writer", "")), file=_file_from(body.get("file")),
     )
 
 
@@ -213,7 +222,8 @@ def reply_delivery(outcome: Outcome) -> Delivery:
         row_id=0, game_id=game.game_id if game else 0, channel_id=game.channel_id if game else 0,
         kind="reply", user_id=None, text=reply.text if reply else "",
         image=reply.image if reply else None, decision=outcome.decision,
-        ephemeral=reply.ephemeral if reply else True, lang=i18n.language(i18n.reader()))
+        ephemeral=reply.ephemeral if reply else True, lang=i18n.language(i18n.reader()),
+        file=reply.file if reply else None)
 
 
 # --- delivering ------------------------------------------------------------------------------

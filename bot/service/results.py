@@ -245,12 +245,22 @@ class Direct:
 
 
 @dataclass(frozen=True)
+class Attachment:
+    """A file that is not an image, sent with a reply (a game's record): name and text."""
+
+    name: str
+    text: str
+
+
+@dataclass(frozen=True)
 class Reply:
-    """The answer to the command's author; ``ephemeral`` means only he should see it."""
+    """The answer to the command's author; ``ephemeral`` means only he should see it;
+    ``file``, a file attached to it."""
 
     text: str
     image: Image | None = None
     ephemeral: bool = True
+    file: Attachment | None = None
 
 
 @dataclass

@@ -137,6 +137,65 @@ class PendingMoveRow:
     created_at: float
 
 
+@dataclass(frozen=True)
+class SealRow:
+    """A game's sealed seed: the salt and the commitment posted at the start."""
+
+    game_id: int
+    salt: str
+    commitment: str
+    created_at: float
+
+
+@dataclass(frozen=True)
+class DealRow:
+    """What a draw gave, written when it was made: ``cards`` is JSON (seat -> card letters;
+    at ``seq`` 0, the start: the hands, the Hold'em reserve and the first player)."""
+
+    game_id: int
+    seq: int
+    cards: str
+
+
+@dataclass(frozen=True)
+class RatingRow:
+    """A player's (``user:<id>``) or a computer level's (``computer:<level>``) rating on one
+    server (``guild_id`` 0: outside any server), with the sums its statistics are made of."""
+
+    guild_id: int
+    player: str
+    name: str
+    mu: float
+    sigma: float
+    games: int = 0
+    wins: int = 0
+    ecus: int = 0
+    deadlines: int = 0
+    hints: int = 0
+    timed: int = 0  # turns with a time to move (rows of turn_times)
+    updated_at: float = 0.0
+
+
+@dataclass(frozen=True)
+class ResultRow:
+    """One seat of a rated game: its rank (1: won), Ecus, rating before and after."""
+
+    game_id: int
+    seat: int
+    guild_id: int
+    player: str
+    name: str
+    rank: int
+    ecus: int
+    mu_before: float
+    sigma_before: float
+    mu_after: float
+    sigma_after: float
+    deadlines: int
+    hints: int
+    finished_at: float
+
+
 class Queries(Protocol):
     """What a read (``Storage.read()``) offers; ``Tx`` adds the writes."""
 
@@ -175,6 +234,24 @@ class Queries(Protocol):
     async def outbox_row(self, row_id: int) -> OutboxRow | None: ...
 
     async def pending_move(self, key: str) -> PendingMoveRow | None: ...
+
+    # --- the community: seals, deals, results, ratings (docs/community.md) ---
+
+    async def seal(self, game_id: int) -> SealRow | None: ...
+
+    async def deals(self, game_id: int) -> list[DealRow]: ...
+
+    async def results(self, game_id: int) -> list[ResultRow]: ...
+
+    async def rating(self, guild_id: int, player: str) -> RatingRow | None: ...
+
+    async def leaderboard(self, guild_id: int, min_games: int, limit: int) -> list[RatingRow]: ...
+
+    async def ranked_count(self, guild_id: int, min_games: int) -> int: ...
+
+    async def ranked_above(self, guild_id: int, min_games: int, score: float) -> int: ...
+
+    async def median_turn_time(self, guild_id: int, player: str, count: int) -> float | None: ...
 
 
 class Tx(Queries, Protocol):
@@ -267,6 +344,20 @@ class Tx(Queries, Protocol):
     async def claim_outbox(self, game_id: int, owner: str, now: float, until: float) -> bool: ...
 
     async def release_outbox(self, game_id: int, owner: str) -> None: ...
+
+    async def add_seal(self, game_id: int, salt: str, commitment: str, now: float) -> None: ...
+
+    async def add_deal(self, game_id: int, seq: int, cards: str) -> None: ...
+
+    async def ratings_for_update(self, guild_id: int,
+                                 players: Sequence[str]) -> list[RatingRow]: ...
+
+    async def save_ratings(self, rows: Sequence[RatingRow]) -> None: ...
+
+    async def add_results(self, rows: Sequence[ResultRow]) -> None: ...
+
+    async def add_turn_times(self, guild_id: int, player: str, game_id: int,
+                             seconds: Sequence[float]) -> None: ...
 
 
 class Storage(Protocol):

@@ -36,7 +36,7 @@ import asyncpg
 from asyncpg.pool import PoolConnectionProxy
 
 from . import sql
-from .api import GameRow, TimerRow, safe_url
+from .api import GameRow, RatingRow, TimerRow, safe_url
 from .sql import Insert, SqlQueries, SqlTx, Statement, live_or_latest
 
 # (class, key) of the advisory lock held while migrating; the two-int key space of advisory
@@ -168,6 +168,61 @@ MIGRATIONS: list[str] = [
         until   double precision NOT NULL
     );
     """,
+    # 5: seals, deals, results, ratings, times to move (SQLite migration 5)
+    """
+    CREATE TABLE seals (
+        game_id    bigint PRIMARY KEY REFERENCES games (id) ON DELETE CASCADE,
+        salt       text NOT NULL,
+        commitment text NOT NULL,
+        created_at double precision NOT NULL
+    );
+    CREATE TABLE deals (
+        game_id bigint NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+        seq     integer NOT NULL,
+        cards   text NOT NULL,
+        PRIMARY KEY (game_id, seq)
+    );
+    CREATE TABLE results (
+        game_id      bigint NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+        seat         integer NOT NULL,
+        guild_id     bigint NOT NULL,
+        player       text NOT NULL,
+        name         text NOT NULL,
+        rank         integer NOT NULL,
+        ecus         integer NOT NULL,
+        mu_before    double precision NOT NULL,
+        sigma_before double precision NOT NULL,
+        mu_after     double precision NOT NULL,
+        sigma_after  double precision NOT NULL,
+        deadlines    integer NOT NULL,
+        hints        integer NOT NULL DEFAULT 0,
+        finished_at  double precision NOT NULL,
+        PRIMARY KEY (game_id, seat)
+    );
+    CREATE INDEX results_player ON results (guild_id, player);
+    CREATE TABLE ratings (
+        guild_id   bigint NOT NULL,
+        player     text NOT NULL,
+        name       text NOT NULL,
+        mu         double precision NOT NULL,
+        sigma      double precision NOT NULL,
+        games      integer NOT NULL,
+        wins       integer NOT NULL,
+        ecus       bigint NOT NULL,
+        deadlines  integer NOT NULL,
+        hints      integer NOT NULL,
+        timed      integer NOT NULL,
+        updated_at double precision NOT NULL,
+        PRIMARY KEY (guild_id, player)
+    );
+    CREATE TABLE turn_times (
+        guild_id bigint NOT NULL,
+        player   text NOT NULL,
+        game_id  bigint NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+        seconds  double precision NOT NULL
+    );
+    CREATE INDEX turn_times_player ON turn_times (guild_id, player, seconds);
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -219,6 +274,9 @@ _GAME_OF_TIMER = Statement("SELECT game_id FROM timers WHERE id = ?")
 _GAME_FOR_UPDATE = Statement(f"{sql.GAME.qmark} FOR UPDATE")
 _GAME_OF_CHANNEL_FOR_UPDATE = Statement(f"{sql.GAME_OF_CHANNEL.qmark} FOR UPDATE")
 _TIMER_FOR_UPDATE = Statement(f"{sql.TIMER.qmark} FOR UPDATE")
+# a server's ratings: the two-int key space (class, key), apart from the channels' bigint keys
+_LOCK_RATINGS = Statement("SELECT pg_advisory_xact_lock(?, ?)")
+_RATINGS_LOCK_CLASS = 0x4B49
 
 
 class PgTx(SqlTx):
@@ -262,6 +320,14 @@ class PgTx(SqlTx):
             return None
         row = await self._run.row(_TIMER_FOR_UPDATE, timer_id)
         return None if row is None else TimerRow(*row)
+
+    async def ratings_for_update(self, guild_id: int,
+                                 players: Sequence[str]) -> list[RatingRow]:
+        """The ratings, once the server's ratings are locked: two games of one server ending
+        at once in two processes update them one after the other (no update lost). Taken
+        after the game's channel lock, and only one server per transaction: no deadlock."""
+        await self._run.execute(_LOCK_RATINGS, _RATINGS_LOCK_CLASS, guild_id % 2**31)
+        return await super().ratings_for_update(guild_id, players)
 
     async def insert_game(self, *, guild_id: int | None, channel_id: int, creator_id: int,
                           settings: str, seed: int, now: float) -> int:

@@ -25,11 +25,15 @@ from engine import StaleState
 
 from .api import (
     LIVE_STATUSES,
+    DealRow,
     GameRow,
     MoveRow,
     NoteRow,
     OutboxRow,
     PendingMoveRow,
+    RatingRow,
+    ResultRow,
+    SealRow,
     SeatRow,
     TimerRow,
 )
@@ -98,6 +102,15 @@ TIMER_COLS = "id, game_id, kind, seat, user_id, due_at, payload, created_at"
 OUTBOX_COLS = ("id, game_id, kind, user_id, body, created_at, attempts, next_at, sent_at, "
                "result")
 PENDING_COLS = "key, game_id, version, user_id, line, state, created_at"
+SEAL_COLS = "game_id, salt, commitment, created_at"
+DEAL_COLS = "game_id, seq, cards"
+RATING_COLS = ("guild_id, player, name, mu, sigma, games, wins, ecus, deadlines, hints, timed, "
+               "updated_at")
+RESULT_COLS = ("game_id, seat, guild_id, player, name, rank, ecus, mu_before, sigma_before, "
+               "mu_after, sigma_after, deadlines, hints, finished_at")
+# the conservative rating a leaderboard is ordered by: the skill a player has with ~99.7 %
+# confidence (OpenSkill's ordinal, mu - 3 sigma)
+SCORE = "mu - 3 * sigma"
 
 # `status IN ('lobby', 'active')`: true for a live game (a boolean sorts after false)
 IS_LIVE = "status IN ({})".format(", ".join(f"'{s}'" for s in LIVE_STATUSES))
@@ -172,6 +185,20 @@ UNSENT_OF_GAME = Statement(
 OUTBOX_ROW = Statement(f"SELECT {OUTBOX_COLS} FROM outbox WHERE id = ?")
 PENDING_MOVE = Statement(f"SELECT {PENDING_COLS} FROM pending_moves WHERE key = ?")
 
+SEAL = Statement(f"SELECT {SEAL_COLS} FROM seals WHERE game_id = ?")
+DEALS = Statement(f"SELECT {DEAL_COLS} FROM deals WHERE game_id = ? ORDER BY seq")
+RESULTS = Statement(f"SELECT {RESULT_COLS} FROM results WHERE game_id = ? ORDER BY seat")
+RATING = Statement(f"SELECT {RATING_COLS} FROM ratings WHERE guild_id = ? AND player = ?")
+LEADERBOARD = Statement(
+    f"SELECT {RATING_COLS} FROM ratings WHERE guild_id = ? AND games >= ? "
+    f"ORDER BY {SCORE} DESC, games DESC, player LIMIT ?")
+RANKED_COUNT = Statement("SELECT COUNT(*) FROM ratings WHERE guild_id = ? AND games >= ?")
+RANKED_ABOVE = Statement(
+    f"SELECT COUNT(*) FROM ratings WHERE guild_id = ? AND games >= ? AND {SCORE} > ?")
+TURN_TIMES_AT = Statement(  # the middle one or two of a player's times (the index's order)
+    "SELECT seconds FROM turn_times WHERE guild_id = ? AND player = ? "
+    "ORDER BY seconds LIMIT ? OFFSET ?")
+
 # --- writes -------------------------------------------------------------------------------------
 
 INSERT_GAME = Insert(
@@ -218,6 +245,19 @@ CLAIM_OUTBOX = Statement(  # one conditional upsert, the same on both backends
     "ON CONFLICT (game_id) DO UPDATE SET owner = excluded.owner, until = excluded.until "
     "WHERE outbox_claims.owner = excluded.owner OR outbox_claims.until <= ?")
 RELEASE_OUTBOX = Statement("DELETE FROM outbox_claims WHERE game_id = ? AND owner = ?")
+ADD_SEAL = Statement(f"INSERT INTO seals ({SEAL_COLS}) VALUES (?, ?, ?, ?)")
+ADD_DEAL = Statement(f"INSERT INTO deals ({DEAL_COLS}) VALUES (?, ?, ?)")
+RATINGS_OF = Statement(f"SELECT {RATING_COLS} FROM ratings WHERE guild_id = ? AND player = ?")
+SAVE_RATING = Statement(  # an upsert both backends understand
+    f"INSERT INTO ratings ({RATING_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (guild_id, player) DO UPDATE SET name = excluded.name, mu = excluded.mu, "
+    "sigma = excluded.sigma, games = excluded.games, wins = excluded.wins, "
+    "ecus = excluded.ecus, deadlines = excluded.deadlines, hints = excluded.hints, "
+    "timed = excluded.timed, updated_at = excluded.updated_at")
+ADD_RESULT = Statement(
+    f"INSERT INTO results ({RESULT_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+ADD_TURN_TIME = Statement(
+    "INSERT INTO turn_times (guild_id, player, game_id, seconds) VALUES (?, ?, ?, ?)")
 
 
 # statements that depend on which fields or how many values: made once per shape (the
@@ -280,7 +320,91 @@ class Run(Protocol):
         ...
 
 
-class SqlQueries:
+class CommunityReads:
+    """The reads of seals, deals, results and ratings (docs/community.md)."""
+
+    _run: Run
+
+    async def seal(self, game_id: int) -> SealRow | None:
+        row = await self._run.row(SEAL, game_id)
+        return None if row is None else SealRow(*row)
+
+    async def deals(self, game_id: int) -> list[DealRow]:
+        return [DealRow(*r) for r in await self._run.rows(DEALS, game_id)]
+
+    async def results(self, game_id: int) -> list[ResultRow]:
+        return [ResultRow(*r) for r in await self._run.rows(RESULTS, game_id)]
+
+    async def rating(self, guild_id: int, player: str) -> RatingRow | None:
+        row = await self._run.row(RATING, guild_id, player)
+        return None if row is None else RatingRow(*row)
+
+    async def leaderboard(self, guild_id: int, min_games: int, limit: int) -> list[RatingRow]:
+        """The server's players and levels with ``min_games`` games or more, best first
+        (by ``mu - 3 sigma``)."""
+        rows = await self._run.rows(LEADERBOARD, guild_id, min_games, limit)
+        return [RatingRow(*r) for r in rows]
+
+    async def ranked_count(self, guild_id: int, min_games: int) -> int:
+        return int(await self._run.value(RANKED_COUNT, guild_id, min_games) or 0)
+
+    async def ranked_above(self, guild_id: int, min_games: int, score: float) -> int:
+        """How many ranked players of the server have a conservative rating above ``score``."""
+        return int(await self._run.value(RANKED_ABOVE, guild_id, min_games, score) or 0)
+
+    async def median_turn_time(self, guild_id: int, player: str, count: int) -> float | None:
+        """The median of the player's ``count`` times to move (``RatingRow.timed``), read
+        from the index: the middle row, or the mean of the middle two."""
+        if count <= 0:
+            return None
+        middle = await self._run.rows(TURN_TIMES_AT, guild_id, player, 2 - count % 2,
+                                      (count - 1) // 2)
+        values = [float(r[0]) for r in middle]
+        return sum(values) / len(values) if values else None
+
+
+class CommunityWrites:
+    """The writes of seals, deals, results and ratings, in the transaction that starts a
+    game, draws, or ends it."""
+
+    _run: Run
+
+    async def add_seal(self, game_id: int, salt: str, commitment: str, now: float) -> None:
+        await self._run.execute(ADD_SEAL, game_id, salt, commitment, now)
+
+    async def add_deal(self, game_id: int, seq: int, cards: str) -> None:
+        await self._run.execute(ADD_DEAL, game_id, seq, cards)
+
+    async def ratings_for_update(self, guild_id: int,
+                                 players: Sequence[str]) -> list[RatingRow]:
+        """The ratings of ``players`` that exist (PostgreSQL locks the server's ratings
+        first: ``PgTx``)."""
+        out = []
+        for player in dict.fromkeys(players):
+            row = await self._run.row(RATINGS_OF, guild_id, player)
+            if row is not None:
+                out.append(RatingRow(*row))
+        return out
+
+    async def save_ratings(self, rows: Sequence[RatingRow]) -> None:
+        await self._run.execute_many(SAVE_RATING, [
+            (r.guild_id, r.player, r.name, r.mu, r.sigma, r.games, r.wins, r.ecus,
+             r.deadlines, r.hints, r.timed, r.updated_at) for r in rows])
+
+    async def add_results(self, rows: Sequence[ResultRow]) -> None:
+        """One row per seat; the primary key (game, seat) refuses a game rated twice."""
+        await self._run.execute_many(ADD_RESULT, [
+            (r.game_id, r.seat, r.guild_id, r.player, r.name, r.rank, r.ecus, r.mu_before,
+             r.sigma_before, r.mu_after, r.sigma_after, r.deadlines, r.hints, r.finished_at)
+            for r in rows])
+
+    async def add_turn_times(self, guild_id: int, player: str, game_id: int,
+                             seconds: Sequence[float]) -> None:
+        await self._run.execute_many(ADD_TURN_TIME,
+                                     [(guild_id, player, game_id, s) for s in seconds])
+
+
+class SqlQueries(CommunityReads):
     """The reads (``api.Queries``) on one :class:`Run`; :class:`SqlTx` adds the writes."""
 
     def __init__(self, run: Run) -> None:
@@ -369,7 +493,7 @@ def live_or_latest(row: Row | None, live_only: bool) -> GameRow | None:
     return game
 
 
-class SqlTx(SqlQueries):
+class SqlTx(SqlQueries, CommunityWrites):
     """The writes (``api.Tx``), valid only inside ``Storage.write()``."""
 
     async def insert_game(self, *, guild_id: int | None, channel_id: int, creator_id: int,

@@ -163,6 +163,62 @@ MIGRATIONS: list[str] = [
         until   REAL NOT NULL                                -- free for others after this
     );
     """,
+    # 5: the community (docs/community.md): each game's sealed seed (the commitment posted at
+    #    the start), what each draw dealt, the results and ratings per server, times to move
+    """
+    CREATE TABLE seals (
+        game_id    INTEGER PRIMARY KEY REFERENCES games (id) ON DELETE CASCADE,
+        salt       TEXT NOT NULL,                            -- hex; revealed with the seed
+        commitment TEXT NOT NULL,                            -- SHA-256 hex, posted at start
+        created_at REAL NOT NULL
+    );
+    CREATE TABLE deals (                                     -- what each draw gave, when made
+        game_id INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+        seq     INTEGER NOT NULL,                            -- 0: the start; else the entry
+        cards   TEXT NOT NULL,                               -- JSON: seat -> cards received
+        PRIMARY KEY (game_id, seq)
+    );
+    CREATE TABLE results (                                   -- one per seat of a rated game
+        game_id      INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+        seat         INTEGER NOT NULL,
+        guild_id     INTEGER NOT NULL,                       -- 0: outside any server
+        player       TEXT NOT NULL,                          -- user:<id> or computer:<level>
+        name         TEXT NOT NULL,
+        rank         INTEGER NOT NULL,                       -- 1: won (R50: shared)
+        ecus         INTEGER NOT NULL,
+        mu_before    REAL NOT NULL,
+        sigma_before REAL NOT NULL,
+        mu_after     REAL NOT NULL,
+        sigma_after  REAL NOT NULL,
+        deadlines    INTEGER NOT NULL,                       -- turns a deadline ended
+        hints        INTEGER NOT NULL DEFAULT 0,
+        finished_at  REAL NOT NULL,
+        PRIMARY KEY (game_id, seat)                          -- a game is rated once
+    );
+    CREATE INDEX results_player ON results (guild_id, player);
+    CREATE TABLE ratings (                                   -- per server and player or level
+        guild_id   INTEGER NOT NULL,
+        player     TEXT NOT NULL,
+        name       TEXT NOT NULL,                            -- as last seen at a table
+        mu         REAL NOT NULL,
+        sigma      REAL NOT NULL,
+        games      INTEGER NOT NULL,
+        wins       INTEGER NOT NULL,
+        ecus       INTEGER NOT NULL,                         -- final Ecus, summed
+        deadlines  INTEGER NOT NULL,
+        hints      INTEGER NOT NULL,
+        timed      INTEGER NOT NULL,                         -- rows in turn_times
+        updated_at REAL NOT NULL,
+        PRIMARY KEY (guild_id, player)
+    );
+    CREATE TABLE turn_times (                                -- seconds to a turn's first move
+        guild_id INTEGER NOT NULL,
+        player   TEXT NOT NULL,
+        game_id  INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+        seconds  REAL NOT NULL
+    );
+    CREATE INDEX turn_times_player ON turn_times (guild_id, player, seconds);
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

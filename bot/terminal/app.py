@@ -34,7 +34,7 @@ from engine.random_player import random_action
 from ..commands import COMMANDS, Context, excerpt, run_line
 from ..images import render_image
 from ..limits import chunks
-from ..service import GameInfo, GameService, GameSettings, Image, Outcome
+from ..service import Attachment, GameInfo, GameService, GameSettings, Image, Outcome
 from ..service.lobby import check_level
 from ..storage import Storage, StorageUnavailable, open_checked, storage_for
 
@@ -181,6 +181,14 @@ class ImageWriter:
         return path
 
 
+    def write_text(self, file: Attachment) -> Path:
+        """Write a reply's file (a game's record) into the game's folder."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        path = self.folder / file.name
+        path.write_text(file.text, encoding="utf-8")
+        return path
+
+
 def reply_image_name(image: Image) -> str:
     """File name of an image answering a command: ``status.png``, ``board-faith.png``,
     ``compare.png`` (never a move's name, never ``latest.png``)."""
@@ -309,6 +317,8 @@ class LocalGame:
             image = outcome.reply.image
             if image is not None and image.kind != "hand":
                 self.say(f"  [image: {self.images.write(image, reply_image_name(image))}]")
+            if outcome.reply.file is not None:  # a game's record (/game export)
+                self.say(f"  [file: {self.images.write_text(outcome.reply.file)}]")
         for post in outcome.public:
             self.say(post.text)
             if post.image is not None and post.image.kind == "summary":
