@@ -92,6 +92,8 @@ class Heartbeat:
         self.path.unlink(missing_ok=True)
 
     async def _run(self) -> None:
+        # the first write as soon as the gateway is ready, not one interval after the start
+        await self.client.wait_until_ready()
         while True:
             if is_connected(self.client):
                 # a full or read-only disk: no heartbeat, so the check says "not healthy"

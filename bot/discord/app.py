@@ -10,9 +10,8 @@ timer dispatcher and the outbox deliverer, which sends what the service committe
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import signal
+import time
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
@@ -29,15 +28,21 @@ from ..service.dispatcher import TimerDispatcher
 from ..service.outbox import Deliverer
 from ..settings import Settings
 from ..storage import Storage, open_storage
-from . import interactions
+from . import interactions, signals
 from .buttons import ALL_BUTTONS
 from .messages import NO_PINGS
 from .slash import CatalogueTranslator, register_commands
 from .transport import DiscordTransport
 
 log = logging.getLogger("khronos.discord")
+READY = "connected to Discord"  # the log line a process supervisor (or a test) may wait for
 
-STOP_GRACE = 8.0  # seconds to finish deliveries on SIGTERM (docker stop waits 10)
+# a stop (SIGTERM: docker stop, which kills 10 s later): what is committed is delivered for
+# up to STOP_GRACE seconds from the stop's start; then the gateway, the workers and the
+# database connections close, each within STOP_CLOSE seconds (signals.HARD_STOP is the last
+# resort, see signals.py)
+STOP_GRACE = 6.5
+STOP_CLOSE = 2.0
 
 
 class KhronosBot(commands.AutoShardedBot):
@@ -58,6 +63,9 @@ class KhronosBot(commands.AutoShardedBot):
         self._deliverer: Deliverer | None = None
         self.stopping = False  # after SIGTERM: no new commands; deliveries finish
         self._tasks: set[asyncio.Task[None]] = set()
+        self._commands: set[asyncio.Task[Any]] = set()  # interactions being handled
+        self._deliveries: set[asyncio.Task[None]] = set()  # what the timers said, being sent
+        self._stop_task: asyncio.Task[None] | None = None
         self.ai_pool: ThinkPool | None = None  # the computers' worker processes, if any
         self.heartbeat = Heartbeat(self, heartbeat_path(settings.data_dir))
 
@@ -81,7 +89,7 @@ class KhronosBot(commands.AutoShardedBot):
                                     clock=self.service.clock)
         # one task serves the durable timers (reminders, deadlines), one the outbox (what a
         # crash left unsent, retries); both start once the gateway is ready
-        self.dispatcher = TimerDispatcher(self.service, self.deliver,
+        self.dispatcher = TimerDispatcher(self.service, self.deliver_later,
                                           ready=self.wait_until_ready)
         self.dispatcher.start()
         self.service.computer_delay = self.settings.computer_delay
@@ -103,54 +111,105 @@ class KhronosBot(commands.AutoShardedBot):
             await self.tree.sync()
         self.heartbeat.start()
         self._spawn(self._start_outbox())
-        if self.handle_sigterm:
-            self.install_signal_handlers()
 
-    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+    async def __aenter__(self) -> KhronosBot:
+        # python -m bot: the signals are the bot's from the start (a docker stop during the
+        # login is a stop like any other), before discord.py connects
+        if self.handle_sigterm:
+            signals.install(self)
+        await super().__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        # discord.py's own __aexit__ waits only for the gateway's close; the stop goes on
+        # after it (workers, database connections), and the process must not end before
+        await self.close()
+
+    def _spawn(self, coro: Coroutine[Any, Any, None],
+               into: set[asyncio.Task[None]] | None = None) -> None:
+        tasks = self._tasks if into is None else into
         task = asyncio.get_running_loop().create_task(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        tasks.add(task)
+        task.add_done_callback(tasks.discard)
 
     async def _start_outbox(self) -> None:
         await self.wait_until_ready()
+        log.info("%s: ready; the outbox and the timers are served", READY)
         self.deliverer.start()
 
     def install_signal_handlers(self) -> None:
-        """SIGTERM (``docker stop``): stop taking commands, finish deliveries, close."""
-        loop = asyncio.get_running_loop()
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(signal.SIGTERM, self.request_stop)
+        """SIGTERM and SIGINT stop the bot (``signals.py``); a second one exits at once."""
+        signals.install(self)
 
     def request_stop(self) -> None:
+        """Stop taking commands, finish deliveries, close everything (``close``)."""
         if not self.stopping:
-            log.info("SIGTERM: finishing deliveries, then closing")
+            log.info("stopping: finishing deliveries, then closing")
             self.stopping = True
             self._spawn(self.close())
 
     async def close(self) -> None:
+        """Stop the bot; every call waits for the one stop (``_stop``), which a cancelled
+        caller does not interrupt: a connection left half closed keeps the process alive."""
         self.stopping = True
+        if self._stop_task is None:
+            self._stop_task = asyncio.get_running_loop().create_task(
+                self._stop(), name="khronos-stop")
+        await asyncio.shield(self._stop_task)
+
+    async def _stop(self) -> None:
+        """In order: no new commands or timers; the computers' workers stop meanwhile; what is
+        committed is delivered (commands being handled finish first), for ``STOP_GRACE``
+        seconds at most; then the gateway, the image workers and the database close."""
+        deadline = time.monotonic() + STOP_GRACE
         await self.heartbeat.stop()
         if self.dispatcher is not None:
             await self.dispatcher.stop()
+        workers = self._stop_workers()
         if self._deliverer is not None:
             await self._deliverer.stop()
             if not self.is_closed():
-                try:  # what is committed goes out before the gateway closes, within reason
-                    await asyncio.wait_for(self._deliverer.drain(), STOP_GRACE)
-                except Exception:
-                    log.exception("deliveries left for the next start")
-        await super().close()
+                await self._finish_deliveries(deadline)
+        try:
+            await asyncio.wait_for(asyncio.shield(super().close()), STOP_CLOSE)
+        except Exception:
+            log.exception("the gateway did not close cleanly")
         self.renderer.close()
-        pool, self.ai_pool = self.ai_pool, None
-        if pool is not None:  # the dispatcher is stopped: no new decision; no orphan process
-            if self._service is not None and self._service.ai_executor is pool:
-                self._service.ai_executor = None
-            await asyncio.to_thread(pool.close)
-        # taken before awaiting: a second close() running meanwhile (SIGTERM's, then the
-        # caller's) must not close the connections again (aiosqlite then waits forever)
+        if workers is not None:
+            await workers
+        # taken before awaiting, so that nothing closes the connections twice
         storage, self._own_storage = self._own_storage, None
         if storage is not None:
-            await storage.close()
+            try:
+                await asyncio.wait_for(storage.close(), STOP_CLOSE)
+            except Exception:
+                log.exception("the database connections did not close cleanly")
+
+    def _stop_workers(self) -> asyncio.Task[None] | None:
+        """Stop the computers' worker processes in a thread (the timers are stopped: no new
+        decision); returns the task to await."""
+        pool, self.ai_pool = self.ai_pool, None
+        if pool is None:
+            return None
+        if self._service is not None and self._service.ai_executor is pool:
+            self._service.ai_executor = None
+        return asyncio.get_running_loop().create_task(asyncio.to_thread(pool.close))
+
+    async def _finish_deliveries(self, deadline: float) -> None:
+        """Let the commands being handled and the timers' deliveries finish, then deliver
+        what is still unsent, until ``deadline`` (``time.monotonic``)."""
+        running = self._commands | self._deliveries
+        if running:
+            await asyncio.wait(running, timeout=max(deadline - time.monotonic(), 0.0))
+        try:
+            while time.monotonic() < deadline:
+                left = deadline - time.monotonic()
+                if not await asyncio.wait_for(self.deliverer.drain(), left):
+                    break
+        except TimeoutError:
+            log.warning("stopping: deliveries left for the next start")
+        except Exception:
+            log.exception("stopping: deliveries left for the next start")
 
     # --- the one path of every interaction (interactions.py) ---------------------------------
 
@@ -162,12 +221,23 @@ class KhronosBot(commands.AutoShardedBot):
         preview_line: str | None = None,
     ) -> None:
         """Acknowledge, run the service call, deliver (``interactions.run``)."""
-        await interactions.run(self, interaction, call, preview_line=preview_line)
+        task = asyncio.current_task()
+        if task is not None:  # a stop lets it finish (and deliver) before closing
+            self._commands.add(task)
+        try:
+            await interactions.run(self, interaction, call, preview_line=preview_line)
+        finally:
+            self._commands.discard(task)
 
     async def deliver(self, outcome: Outcome, *,
                       interaction: discord.Interaction[Any] | None = None) -> None:
         """Send what the service committed (``interactions.deliver``)."""
         await interactions.deliver(self, outcome, interaction=interaction)
+
+    async def deliver_later(self, outcome: Outcome) -> None:
+        """What a timer said, sent in a task of its own: the timer loop never waits for one
+        game's deliveries (a claim held elsewhere, Discord's rate limits, images)."""
+        self._spawn(self.deliver(outcome), self._deliveries)
 
 
 def create_bot(settings: Settings, *, service: GameService | None = None,
