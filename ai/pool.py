@@ -7,7 +7,9 @@ submitted again to the new worker. ``ai.worker.think`` sends the view as JSON an
 seed from the game and its step, so thinking again gives the same move: nothing is lost. After
 ``retries`` replacements for one decision the error reaches the service, which plays the
 default rather than stall the game. ``close()`` stops the workers (waiting for a decision in
-progress at most ``grace`` seconds, then terminating), so no process outlives the bot.
+progress at most ``grace`` seconds, then terminating), so no process outlives the bot; and a
+bot that dies without closing (SIGKILL, a crash) takes them along: each worker watches its
+parent (``watch_parent``) and exits as soon as it is gone.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import multiprocessing
+import os
 import signal
 import threading
 import time
@@ -32,9 +35,31 @@ T = TypeVar("T")
 RETRIES = 2  # replacements of a dead worker for one decision before the service is told
 
 
-def _ignore_interrupts() -> None:
+def watch_parent() -> None:
+    """In a worker process: exit as soon as the process that started it is gone, however it
+    ended (SIGKILL, a crash, the out-of-memory killer), so that no worker outlives the bot.
+
+    multiprocessing gives each child a sentinel of its parent, a pipe whose other end only
+    the parent holds: the kernel closes that end when the parent dies, whatever kills it, and
+    the sentinel becomes readable. A daemon thread waits on it (no polling; a search in
+    progress yields to it within the interpreter's switch interval). Decision: this rather
+    than Linux's PR_SET_PDEATHSIG, which fires when the *thread* that started the worker
+    ends (the pool starts workers from short-lived threads), and works on Linux only."""
+    parent = multiprocessing.parent_process()
+    if parent is None:  # not started by multiprocessing: nothing to watch
+        return
+
+    def watch() -> None:
+        parent.join()  # returns once the parent's end of the pipe is closed: it is gone
+        os._exit(1)
+
+    threading.Thread(target=watch, name="khronos-parent-watch", daemon=True).start()
+
+
+def _worker_start() -> None:
     # Ctrl-C in a terminal reaches the whole process group; the bot's close() stops the workers
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    watch_parent()
 
 
 class ThinkPool(Executor):
@@ -53,7 +78,7 @@ class ThinkPool(Executor):
 
     def _new(self) -> ProcessPoolExecutor:
         return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=_ignore_interrupts)
+                                   initializer=_worker_start)
 
     def pids(self) -> list[int]:
         """The process ids of the live workers (started on the first decision)."""
@@ -143,4 +168,4 @@ class ThinkPool(Executor):
             pool.shutdown(wait=True)
 
 
-__all__ = ["ThinkPool"]
+__all__ = ["ThinkPool", "watch_parent"]

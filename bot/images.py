@@ -11,6 +11,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 import engine
 import render
+from ai.pool import watch_parent
 
 from . import i18n
 from .limits import ALT_TEXT_LIMIT, fit
@@ -76,8 +77,9 @@ class Renderer:
         if self.processes <= 0:
             return await asyncio.to_thread(render_image, image)
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(
-                self.processes, mp_context=multiprocessing.get_context("forkserver"))
+            self._pool = ProcessPoolExecutor(  # its workers exit if the bot is killed
+                self.processes, mp_context=multiprocessing.get_context("forkserver"),
+                initializer=watch_parent)
         return await asyncio.get_running_loop().run_in_executor(self._pool, render_image, image)
 
     def close(self) -> None:
