@@ -38,12 +38,16 @@ REPLY_WINDOW = 15 * 60.0  # an interaction's token lives 15 minutes (Discord)
 MAX_ATTEMPTS = 8  # transient failures, then the row is given up (logged)
 BACKOFF = (2.0, 5.0, 15.0, 60.0, 300.0)  # seconds before the 1st, 2nd … retry
 KEEP_SENT = 24 * 3600.0  # delivered rows are pruned after a day
+PRUNE_EVERY = 60.0  # seconds: the background task prunes at most this often
 # several processes on one database: a game's rows are sent by the deliverer that claims the
 # game (outbox_claims), for CLAIM_FOR seconds, renewed while it sends; a command whose game
 # another process is delivering waits up to CLAIM_WAIT for it, then leaves its rows to it
 CLAIM_FOR = 60.0
 CLAIM_WAIT = 5.0
 CLAIM_POLL = 0.05
+# the background task looks at the outbox at least this often: rows that another process left
+# (it gave up waiting for a claim, or it died holding one) are sent within it
+IDLE_POLL = 2.0
 # this process, as the writer of a reply row: only the process whose interaction asked can
 # answer it (the interaction lives in its memory), so another process delivering the game
 # skips the row, without waiting for it, until the token is dead (REPLY_WINDOW after the
@@ -261,6 +265,7 @@ class Deliverer:
         # who holds a game's claim: this deliverer of this process
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self._claimed_until: dict[int, float] = {}
+        self._pruned_at = float("-inf")  # delivered rows are pruned at most every PRUNE_EVERY
 
     def expect_reply(self, row_id: int, sender: ReplySender) -> None:
         self._replies[row_id] = sender
@@ -279,14 +284,23 @@ class Deliverer:
         await self._one(row)
 
     @contextlib.asynccontextmanager
-    async def _game_lock(self, game_id: int) -> AsyncIterator[None]:
-        """One flush of a game at a time in this process; the lock is dropped when unused."""
+    async def _game_lock(self, game_id: int, deadline: float) -> AsyncIterator[bool]:
+        """One flush of a game at a time in this process, waited for until ``deadline``
+        (``time.monotonic``): yields whether it was taken. The lock is dropped when unused."""
         lock, users = self._locks.setdefault(game_id, (asyncio.Lock(), [0]))
         users[0] += 1
+        taken = False
         try:
-            async with lock:
-                yield
+            left = deadline - time.monotonic()
+            if not lock.locked():  # taken at once, even with no time to wait
+                taken = await lock.acquire()
+            elif left > 0:
+                with contextlib.suppress(TimeoutError):
+                    taken = await asyncio.wait_for(lock.acquire(), left)
+            yield taken
         finally:
+            if taken:
+                lock.release()
             users[0] -= 1
             if not users[0]:
                 del self._locks[game_id]
@@ -296,19 +310,33 @@ class Deliverer:
         row that must be retried later (the order of a game's messages is kept).
 
         The game is claimed first (``claim_outbox``), so that no other deliverer, in this
-        process or another, sends its rows meanwhile; if another holds the claim, this waits
-        up to ``wait`` seconds for it, then returns 0 (the holder sends them, or the
-        background task of whichever process claims the game next)."""
-        async with self._game_lock(game_id):
+        process or another, sends its rows meanwhile. ``wait`` bounds the whole wait, for
+        this process's flush of the game already under way and for another process's claim:
+        then this returns 0, and the rows go with that flush (it sends the game's rows until
+        none is left), the claim's holder, or the background task (``start``), which looks
+        again within a second or two. A claim whose holder is gone is free at once (the
+        storage checks that its process lives)."""
+        deadline = time.monotonic() + wait
+        async with self._game_lock(game_id, deadline) as taken:
+            if not taken:
+                self._look_again()
+                return 0
             async with self.storage.read() as q:
                 if not await q.unsent(game_id, limit=1):
                     return 0
-            if not await self._claim_within(game_id, wait):
+            if not await self._claim_within(game_id, deadline):
+                self._look_again()
                 return 0
             try:
                 return await self._flush_claimed(game_id)
             finally:
                 await self._release(game_id)
+
+    def _look_again(self) -> None:
+        """A flush gave up: the background task looks again soon (not if it is the one that
+        gave up: it would spin; its own next look is at most ``IDLE_POLL`` away)."""
+        if asyncio.current_task() is not self._task:
+            self._wake.set()
 
     async def _claim(self, game_id: int) -> bool:
         now = self.clock()
@@ -318,10 +346,9 @@ class Deliverer:
             self._claimed_until[game_id] = now + CLAIM_FOR
         return claimed
 
-    async def _claim_within(self, game_id: int, wait: float) -> bool:
-        """Claim the game, polling while another deliverer holds it, for ``wait`` seconds of
-        real time at most (the holder is sending: milliseconds, usually)."""
-        deadline = time.monotonic() + wait
+    async def _claim_within(self, game_id: int, deadline: float) -> bool:
+        """Claim the game, polling while another deliverer holds it, until ``deadline``
+        (``time.monotonic``; the holder is sending: milliseconds, usually)."""
         while not await self._claim(game_id):
             if time.monotonic() >= deadline:
                 return False
@@ -440,8 +467,11 @@ class Deliverer:
         count = 0
         for game_id in await self.pending_games():
             count += await self.flush(game_id, wait=0)  # a game claimed elsewhere: its holder
-        async with self.storage.write() as tx:
-            await tx.prune_outbox(self.clock() - KEEP_SENT)
+        now = self.clock()
+        if now - self._pruned_at >= PRUNE_EVERY:
+            async with self.storage.write() as tx:
+                await tx.prune_outbox(now - KEEP_SENT)
+            self._pruned_at = now
         return count
 
     async def next_due(self) -> float | None:
@@ -472,12 +502,12 @@ class Deliverer:
         failing = 0
         while True:
             self._wake.clear()
-            delay = 60.0
+            delay = IDLE_POLL
             try:
                 await self.drain()
                 nxt = await self.next_due()
                 if nxt is not None:
-                    delay = min(max(nxt - self.clock(), 0.5), 60.0)
+                    delay = min(max(nxt - self.clock(), 0.5), IDLE_POLL)
                 if failing:
                     log.warning("the outbox deliverer works again")
                 failing = 0
@@ -485,6 +515,7 @@ class Deliverer:
                 if not failing:  # said once, not once a minute (a full disk, a lost file)
                     log.exception("the outbox deliverer failed; retrying every minute")
                 failing += 1
+                delay = 60.0
             await sleep_or_wake(self.sleep, self._wake, delay)
 
 

@@ -45,15 +45,18 @@ async def turn_of(bot: KhronosBot, ch: FakeChannel, users: dict[int, FakeUser]) 
 
 async def fired(bot: KhronosBot, at_least: int) -> None:
     """Wait until the dispatcher has fired ``at_least`` timers and what they committed is
-    delivered. The dispatcher counts a timer before it delivers, so the wait ends with a
-    drain of the outbox (it waits for a delivery in progress), never with a wall-time sleep."""
+    delivered. The dispatcher counts a timer when it commits and delivers it in a task of its
+    own, so the wait ends when the outbox has nothing left to send, never with a wall-time
+    sleep."""
     assert bot.dispatcher is not None
     loop = asyncio.get_running_loop()
     end = loop.time() + 30.0
     while bot.dispatcher.fired < at_least:
         assert loop.time() < end, f"the dispatcher fired {bot.dispatcher.fired}, not {at_least}"
         await asyncio.sleep(0.02)
-    await bot.deliverer.drain()
+    while await bot.deliverer.pending_games():
+        assert loop.time() < end, "what the timers said was not delivered"
+        await asyncio.sleep(0.02)
 
 
 def reminders(fake: FakeDiscord, user: FakeUser) -> list[Any]:
