@@ -258,6 +258,9 @@ ADD_RESULT = Statement(
     f"INSERT INTO results ({RESULT_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
 ADD_TURN_TIME = Statement(
     "INSERT INTO turn_times (guild_id, player, game_id, seconds) VALUES (?, ?, ?, ?)")
+CLAIM_OWNER = Statement("SELECT owner FROM outbox_claims WHERE game_id = ?")
+TAKE_OUTBOX = Statement(  # a dead holder's claim, unless someone took it meanwhile
+    "UPDATE outbox_claims SET owner = ?, until = ? WHERE game_id = ? AND owner = ?")
 
 
 # statements that depend on which fields or how many values: made once per shape (the
@@ -404,6 +407,20 @@ class CommunityWrites:
                                      [(guild_id, player, game_id, s) for s in seconds])
 
 
+class Holder(Protocol):
+    """The storage's mark of life, which a delivery claim names: a lock its process holds
+    while it lives, released by the kernel or the database server when it dies (SQLite: a
+    locked file, ``holder.FileHolder``; PostgreSQL: a session's advisory lock,
+    ``postgres.PgHolder``)."""
+
+    token: str  # names this storage's lock ("" if it has none: its claims only expire)
+
+    async def alive(self, token: str, run: Run) -> bool:
+        """Whether the storage that ``token`` names still holds its lock (``run``: the
+        transaction asking, for a backend that asks its database)."""
+        ...
+
+
 class SqlQueries(CommunityReads):
     """The reads (``api.Queries``) on one :class:`Run`; :class:`SqlTx` adds the writes."""
 
@@ -494,7 +511,12 @@ def live_or_latest(row: Row | None, live_only: bool) -> GameRow | None:
 
 
 class SqlTx(SqlQueries, CommunityWrites):
-    """The writes (``api.Tx``), valid only inside ``Storage.write()``."""
+    """The writes (``api.Tx``), valid only inside ``Storage.write()``. ``holder``: the
+    storage's mark of life, named in its delivery claims (None: they only expire)."""
+
+    def __init__(self, run: Run, holder: Holder | None = None) -> None:
+        super().__init__(run)
+        self.holder = holder
 
     async def insert_game(self, *, guild_id: int | None, channel_id: int, creator_id: int,
                           settings: str, seed: int, now: float) -> int:
@@ -610,11 +632,26 @@ class SqlTx(SqlQueries, CommunityWrites):
 
     async def claim_outbox(self, game_id: int, owner: str, now: float, until: float) -> bool:
         """Take, or extend, the right to deliver the game's outbox rows until ``until``;
-        False while another owner holds it (its ``until`` is still after ``now``). One
-        conditional upsert: of two processes claiming at once, the second waits for the
-        first (SQLite: its write lock; PostgreSQL: its row lock), then finds it held."""
-        return await self._run.count(CLAIM_OUTBOX, game_id, owner, until, now) == 1
+        False while another owner holds it: its ``until`` is still after ``now`` and its
+        holder lives. One conditional upsert: of two processes claiming at once, the second
+        waits for the first (SQLite: its write lock; PostgreSQL: its row lock), then finds
+        it held. A claim whose holder is gone (its process died, and its lock with it) is
+        taken at once, with a conditional update."""
+        mine = self._claim_name(owner)
+        if await self._run.count(CLAIM_OUTBOX, game_id, mine, until, now) == 1:
+            return True
+        held = await self._run.value(CLAIM_OWNER, game_id)
+        if self.holder is None or not isinstance(held, str) or "/" not in held:
+            return False  # released meanwhile (the next try takes it), or an older claim
+        if await self.holder.alive(held.split("/", 1)[0], self._run):
+            return False
+        return await self._run.count(TAKE_OUTBOX, mine, until, game_id, held) == 1
 
     async def release_outbox(self, game_id: int, owner: str) -> None:
         """Give up the game's claim if ``owner`` holds it."""
-        await self._run.execute(RELEASE_OUTBOX, game_id, owner)
+        await self._run.execute(RELEASE_OUTBOX, game_id, self._claim_name(owner))
+
+    def _claim_name(self, owner: str) -> str:
+        """What a claim's ``owner`` column holds: the holder's token, then the owner."""
+        token = self.holder.token if self.holder is not None else ""
+        return f"{token}/{owner}" if token else owner
