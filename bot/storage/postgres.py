@@ -27,7 +27,9 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import logging
 import re
+import secrets
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, TypeAlias
@@ -42,6 +44,9 @@ from .sql import Insert, SqlQueries, SqlTx, Statement, live_or_latest
 # (class, key) of the advisory lock held while migrating; the two-int key space of advisory
 # locks does not overlap the bigint one used for channels
 _MIGRATION_LOCK = (0x4B48, 1)
+log = logging.getLogger("khronos.storage")
+# the class of the session advisory locks that mark live storages (PgHolder), one key each
+_HOLDER_CLASS = 0x4B4C
 
 # --- migrations: migration i (1-based) brings khronos_schema.version from i-1 to i ------------
 
@@ -284,8 +289,8 @@ class PgTx(SqlTx):
     locks its channel until the transaction ends (see the module's docstring); the other
     queries are those of :class:`SqlTx`."""
 
-    def __init__(self, run: PgRun) -> None:
-        super().__init__(run)
+    def __init__(self, run: PgRun, holder: sql.Holder | None = None) -> None:
+        super().__init__(run, holder)
         self._locked: set[int] = set()
 
     async def _lock_channel(self, channel_id: int) -> None:
@@ -337,6 +342,72 @@ class PgTx(SqlTx):
                                           now=now)
 
 
+# --- the storage's mark of life -----------------------------------------------------------------
+
+_TRY_HOLD = "SELECT pg_try_advisory_lock($1, $2)"
+_HOLDER_ALIVE = Statement(  # the session that took that lock still holds it
+    "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND classid = ? "
+    "AND objid = ? AND objsubid = 2 AND pid = ? AND granted)")
+_HOLDER_TOKEN = re.compile(r"pg:(\d+):(\d+)")
+
+
+class PgHolder:
+    """This storage's mark of life, which its delivery claims name (``sql.Holder``): a
+    session-level advisory lock (``_HOLDER_CLASS``, a key no live session holds) taken on a
+    connection of its own from ``open()`` to ``close()``. The server releases it when the
+    session ends, also when the process is killed or the network to it is lost; then another
+    process takes the dead one's claims at once. The token names the key and the server
+    process of the session (``pg:<key>:<pid>``), so a later session that happens to get the
+    same key does not bring a dead holder back to life.
+
+    Decision: one lock per process rather than a session lock per game delivered, which would
+    pin a connection for each game being sent to Discord."""
+
+    def __init__(self, url: str, settings: dict[str, str]) -> None:
+        self.url = url
+        self.settings = settings
+        self.token = ""
+        self._conn: asyncpg.Connection | None = None
+
+    async def acquire(self) -> str:
+        conn = await asyncpg.connect(self.url, server_settings=self.settings)
+        try:
+            for _ in range(100):
+                key = secrets.randbelow(2**31 - 2) + 1
+                if await conn.fetchval(_TRY_HOLD, _HOLDER_CLASS, key):
+                    break
+            else:
+                raise RuntimeError("no free holder lock")
+        except BaseException:
+            await conn.close()
+            raise
+        self._conn = conn
+        self.token = f"pg:{key}:{conn.get_server_pid()}"
+        return self.token
+
+    def lost(self) -> bool:
+        """Whether the lock's session is gone (the server restarted, the network failed)."""
+        return self._conn is not None and self._conn.is_closed()
+
+    async def release(self) -> None:
+        conn, self._conn = self._conn, None
+        self.token = ""
+        if conn is not None and not conn.is_closed():
+            try:
+                await asyncio.wait_for(conn.close(), 2.0)
+            except Exception:
+                conn.terminate()
+
+    async def alive(self, token: str, run: sql.Run) -> bool:
+        if token == self.token:
+            return True
+        match = _HOLDER_TOKEN.fullmatch(token)
+        if match is None:
+            return True  # another form: its claim only expires
+        key, pid = int(match[1]), int(match[2])
+        return bool(await run.value(_HOLDER_ALIVE, _HOLDER_CLASS, key, pid))
+
+
 # --- the storage object -------------------------------------------------------------------------
 
 _SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
@@ -369,6 +440,10 @@ class PgStorage:
         # the write transaction open in this task, so that a nested ``write()`` joins it
         self._open_tx: contextvars.ContextVar[PgTx | None] = contextvars.ContextVar(
             f"khronos_pg_tx_{id(self)}", default=None)
+        self.holder = PgHolder(url, self._settings())
+
+    def _settings(self) -> dict[str, str]:
+        return {"search_path": self.schema} if self.schema else {}
 
     @property
     def path(self) -> str:
@@ -377,7 +452,7 @@ class PgStorage:
         return f"{where} (schema {self.schema})" if self.schema else where
 
     async def open(self) -> PgStorage:
-        settings = {"search_path": self.schema} if self.schema else {}
+        settings = self._settings()
         if self.schema:
             conn = await asyncpg.connect(self.url)
             try:
@@ -394,12 +469,14 @@ class PgStorage:
                 self.url, min_size=self.min_size, max_size=self.max_size,
                 server_settings=settings,
             )
+            await self.holder.acquire()
         except BaseException:
             await self.close()
             raise
         return self
 
     async def close(self) -> None:
+        await self.holder.release()
         for pool in (self._read_pool, self._pool):
             if pool is not None:
                 await pool.close()
@@ -451,10 +528,12 @@ class PgStorage:
         if joined is not None:
             yield joined
             return
+        if self.holder.lost():
+            await self._hold_again()
         async with self._require_pool().acquire() as conn:
             tr = conn.transaction()
             await tr.start()
-            tx = PgTx(PgRun(conn))
+            tx = PgTx(PgRun(conn), self.holder)
             token = self._open_tx.set(tx)
             try:
                 yield tx
@@ -469,6 +548,16 @@ class PgStorage:
                 if conn.is_in_transaction():
                     await asyncio.shield(tr.rollback())
                 raise
+
+    async def _hold_again(self) -> None:
+        """The holder's session was lost (this process's claims look dead to the others,
+        which may take them): a new one, with a new token."""
+        log.warning("the database session marking this process alive was lost; taking a new one")
+        await self.holder.release()
+        try:
+            await self.holder.acquire()
+        except Exception as exc:  # the write that follows says what is wrong, if anything
+            log.warning("no new session marks this process alive yet (%s)", exc)
 
     async def _commit(self, tr: Any, tx: PgTx) -> None:
         """Commit ``tx`` (the tests' kill -9 processes hook in here)."""
