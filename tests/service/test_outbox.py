@@ -205,3 +205,26 @@ async def test_a_claim_left_by_a_dead_process_expires_and_a_stalled_deliverer_st
     assert await two.flush(game_id) == len(rows) - 1
     assert [item.row_id for _, item in log.sent] == rows
     assert [name for name, _ in log.sent] == ["one"] + ["two"] * (len(rows) - 1)
+
+
+async def test_a_claim_dies_with_its_holder_and_is_taken_at_once(
+        service: GameService, storage: AnyStorage, clock: Clock) -> None:
+    """Another storage on the database (a process) claims a game for a minute: while it is
+    open, the claim holds; once it is gone (its lock with it: a file lock on SQLite, a session
+    lock on PostgreSQL), the game's rows go out at once, long before the claim expires."""
+    rows = await games_with_rows(service, storage, range(1, 2))
+    async with storage.read() as q:
+        (game_id,) = {r.game_id for r in await q.unsent()}
+    other = await another(storage).open()
+    try:
+        async with other.write() as tx:
+            assert await tx.claim_outbox(game_id, "theirs", clock.now, clock.now + CLAIM_FOR)
+        log = SharedLog()
+        mine = Deliverer(storage, log.transport("mine"), clock=clock)
+        assert await mine.flush(game_id, wait=0.1) == 0 and log.sent == [], "it is alive"
+    finally:
+        await other.close()  # as its process ending: its lock goes, its claim stays
+    [[owner]] = await fetch_raw(storage, "SELECT owner FROM outbox_claims")
+    assert owner.endswith("/theirs"), "the claim is still in the table"
+    assert await mine.flush(game_id, wait=0) == len(rows)
+    assert [item.row_id for _, item in log.sent] == rows
