@@ -278,3 +278,35 @@ async def test_a_resend_after_a_crash_between_send_and_mark_lands_once(
         await bot.deliverer.flush(info.game_id)
         posts = [m for m in fake.channel_messages(ch)[seen:] if m.attachments]
         assert len(posts) == 1
+
+
+async def test_commands_of_a_game_another_process_delivers_each_wait_at_most_the_bound(
+        scene: Scene) -> None:
+    """Another live process holds the game's delivery claim (it is sending a long backlog).
+    Four commands of that game at once: each is answered within the claim wait (5 s) plus
+    a margin, not one after another (they used to queue: 5, 10, 15, 20 s); once that process
+    is gone, its claim with it, their rows go out."""
+    fake, ch = scene.fake, scene.ch
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    async with fake.running(scene.bot()) as bot:
+        table = Table(fake, bot, ch, [alice, bob])
+        info, *_ = await two_seated(table, alice, bob)
+        other = await SqliteStorage.in_dir(scene.data).open()  # the other process
+        try:
+            async with other.write() as tx:
+                now = time.time()
+                assert await tx.claim_outbox(info.game_id, "busy", now, now + 600)
+            seen = len(fake.channel_messages(ch))
+            start = time.monotonic()
+            commands = [await fake.slash(user, ch, name, options=options)
+                        for user, name, options in (
+                            (alice, "away", {"hours": 5}), (bob, "away", {"hours": 5}),
+                            (alice, "back", {}), (bob, "back", {}))]
+            await asyncio.gather(*(ia.wait_message(timeout=20) for ia in commands))
+            took = time.monotonic() - start
+            assert all(ia.messages[0].ephemeral for ia in commands)
+            assert took < 9.0, f"the last answer came after {took:.1f} s"
+            assert len(fake.channel_messages(ch)) == seen, "the holder sends the game's posts"
+        finally:
+            await other.close()
+        await wait_until(lambda: len(fake.channel_messages(ch)) >= seen + 4)

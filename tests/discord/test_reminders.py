@@ -174,3 +174,35 @@ async def test_deadline_warning_automatic_move_replace_and_mygames(fake_discord:
                 msg.content)
     finally:
         await storage.close()
+
+
+async def test_the_timer_loop_does_not_wait_for_one_games_deliveries(
+        fake_discord: FakeDiscord, tmp_path: Path) -> None:
+    """Two games' reminders come due; the first one's DM cannot go out (Discord holds it).
+    The second game's reminder is still fired and delivered: the timer loop sends what a
+    timer says in a task of its own instead of waiting for it."""
+    fake = fake_discord
+    guild = fake.add_guild()
+    ch1, ch2 = fake.add_channel(guild, "game-one"), fake.add_channel(guild, "game-two")
+    users = {u.id: u for u in (fake.add_user(n) for n in ("alice", "bob", "carol", "dave"))}
+    alice, bob, carol, dave = users.values()
+    clock = Clock()
+    storage = await SqliteStorage.in_dir(tmp_path).open()
+    try:
+        async with fake.running(make_bot(fake, storage, clock, tmp_path, guild.id)) as bot:
+            await slash(fake, alice, ch1, "create", players=2)
+            await slash(fake, bob, ch1, "join")
+            clock.now += 60  # game one's reminder comes due first
+            await slash(fake, carol, ch2, "create", players=2)
+            await slash(fake, dave, ch2, "join")
+            stuck, waiting = await turn_of(bot, ch1, users), await turn_of(bot, ch2, users)
+            fake.held_channels.add(fake.dm_channel(stuck).id)
+            clock.now += 24.1 * HOUR
+            assert bot.dispatcher is not None
+            bot.dispatcher.wake()
+            await fake.wait_for_dm(waiting, lambda m: m.content.startswith("Reminder"), 10)
+            assert reminders(fake, stuck) == [], "the first game's DM is still held"
+            fake.held_channels.clear()
+            await fake.wait_for_dm(stuck, lambda m: m.content.startswith("Reminder"), 10)
+    finally:
+        await storage.close()

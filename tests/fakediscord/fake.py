@@ -97,6 +97,12 @@ class FakeDiscord(RestMixin, GatewayMixin):
         # HTTP statuses to answer the next channel/DM message posts with (fault injection:
         # 503 is a DiscordServerError for discord.py, which does not retry it by itself)
         self.post_failures: list[int] = []
+        # seconds each channel/DM message post takes (a slow Discord: deliveries in flight),
+        # and how many posts are being handled now
+        self.post_delay = 0.0
+        self.posts_in_flight = 0
+        # channels (or DM channels) whose message posts wait while they are in this set
+        self.held_channels: set[int] = set()
         self.messages_posted = 0  # message posts accepted (a nonce replay is not counted)
         self.followup_window = followup_window  # seconds the interaction token stays valid
         self.heartbeat_interval = heartbeat_interval

@@ -7,6 +7,7 @@ Handlers raise :class:`DiscordAPIError` for Discord-style refusals; the router t
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
@@ -499,6 +500,14 @@ class RestMixin:
     async def _post_message(self: FakeDiscord, request: web.Request, channel_id: str) -> Any:
         channel = self._channel(channel_id)
         body, files = await self._read_body(request)
+        if self.post_delay or channel.id in self.held_channels:
+            self.posts_in_flight += 1
+            try:
+                await asyncio.sleep(self.post_delay)
+                while channel.id in self.held_channels:
+                    await asyncio.sleep(0.02)
+            finally:
+                self.posts_in_flight -= 1
         if self.post_failures:
             status = self.post_failures.pop(0)
             raise DiscordAPIError(status, 0, "Injected failure")
