@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Concatenate, Literal, ParamSpec, Protocol, TypeVar
 
 from .. import i18n
-from ..storage.api import OutboxRow, Storage, Tx
+from ..storage.api import OutboxRow, Queries, Storage, Tx
 from .core import ServiceCore
 from .results import Attachment, DecisionInfo, Direct, DirectKind, Image, Outcome
 from .wake import sleep_or_wake
@@ -166,7 +166,8 @@ async def record(tx: Tx, outcome: Outcome, now: float) -> None:
 
     rows: list[tuple[RowKind, int | None, dict[str, Any]]] = []
     for post in outcome.public:
-        rows.append(("post", None, {"text": post.text, "image": _image_json(post.image, dumped)}))
+        rows.append(("post", None, {"text": post.text, "image": _image_json(post.image, dumped),
+                                    **({"tag": post.tag} if post.tag else {})}))
     for ping in outcome.pings:
         if ping.user_id < 0:  # a computer seat (docs/ai.md): nobody to ping
             continue
@@ -199,6 +200,23 @@ def _file_json(file: Attachment | None) -> dict[str, str] | None:
 
 def _file_from(data: dict[str, str] | None) -> Attachment | None:
     return Attachment(str(data["name"]), str(data["text"])) if data else None
+
+
+async def undelivered(q: Queries, game_id: int, *, kind: RowKind, user_id: int | None = None,
+                      **body: str) -> bool:
+    """Whether the game has an undelivered row of ``kind`` (for ``user_id``) whose body
+    holds ``body`` (``direct_kind="reminder"``, ``tag="offline"``): a timer does not say it
+    again before the last one is out (a stalled delivery, a crash before it)."""
+    for row in await q.unsent(game_id):
+        if row.kind != kind or (user_id is not None and row.user_id != user_id):
+            continue
+        try:
+            data = json.loads(row.body)
+        except ValueError:
+            continue
+        if isinstance(data, dict) and all(data.get(k) == v for k, v in body.items()):
+            return True
+    return False
 
 
 def delivery(row: OutboxRow, now: float) -> Delivery:
@@ -528,4 +546,5 @@ __all__ = [
     "outboxed",
     "record",
     "reply_delivery",
+    "undelivered",
 ]

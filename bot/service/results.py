@@ -214,10 +214,12 @@ class DecisionInfo:
 
 @dataclass(frozen=True)
 class Post:
-    """A public message in the game's channel; it mentions nobody."""
+    """A public message in the game's channel; it mentions nobody. ``tag`` names a post
+    that must not pile up (``offline``: the note after an outage), kept in its outbox row."""
 
     text: str
     image: Image | None = None
+    tag: str = ""
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from .model import (
     stored_language,
 )
 from .moves import MovesMixin
-from .outbox import outboxed
+from .outbox import outboxed, undelivered
 from .results import Direct, GameInfo, Image, Outcome, Post, SeatInfo
 from .schedule import payload_of
 from .texts import (
@@ -36,6 +36,8 @@ from .texts import (
     say,
     when,
 )
+
+OFFLINE_TAG = "offline"  # the outbox row of a "while the bot was offline" note
 
 
 @dataclass
@@ -139,7 +141,7 @@ class TimersMixin(MovesMixin):
         deadline = next((t for t in timers if t.kind == TimerKind.DEADLINE), None)
         return _Firing(tx=tx, timer=timer, game=game, info=info, state=state, seat=seat, me=me,
                        payload=payload, now=now, deadline=deadline,
-                       out=Outcome(game=info, public=[Post(n) for n in notes]))
+                       out=Outcome(game=info, public=notes))
 
     async def _fire_reminder(self, f: _Firing) -> Outcome | None:
         """DM the player whose turn it is (unless muted, away or past his deadline) and come
@@ -147,7 +149,11 @@ class TimersMixin(MovesMixin):
         me, now = f.me, f.now
         rest = {k: v for k, v in f.payload.items() if k != "noted"}
         due = now + max(f.info.settings.reminder_hours * HOUR, (me.away_until or now) - now)
-        quiet = me.muted or (me.away_until or 0.0) > now or f.deadline_due
+        quiet = (me.muted or (me.away_until or 0.0) > now or f.deadline_due
+                 # his last reminder is not out yet (deliveries stalled, or the bot was
+                 # down): reminders do not pile up, he gets that one
+                 or await undelivered(f.tx, f.info.game_id, kind="direct", user_id=me.user_id,
+                                      direct_kind="reminder"))
         if not quiet:
             rest["count"] = int(f.payload.get("count", 0)) + 1
         await f.tx.reschedule_timer(f.timer.id, due, rest)
@@ -186,15 +192,18 @@ class TimersMixin(MovesMixin):
 
     async def _offline_note(self, tx: Tx, info: GameInfo, timer: TimerRow,
                             timers: Sequence[TimerRow], payload: dict[str, object],
-                            now: float) -> list[str]:
+                            now: float) -> list[Post]:
         """One short note per game for timers that came due while the bot was down; the
-        game's other overdue timers are marked so that they do not repeat it."""
+        game's other overdue timers are marked so that they do not repeat it, and no note is
+        added while the last one is not delivered (a second outage before it went out)."""
         if now - timer.due_at <= OFFLINE_MARGIN or payload.get("noted"):
             return []
         overdue = [t for t in timers if t.due_at <= now]
         for t in overdue:
             if t.id != timer.id:
                 await tx.reschedule_timer(t.id, t.due_at, {**payload_of(t), "noted": True})
+        if await undelivered(tx, info.game_id, kind="post", tag=OFFLINE_TAG):
+            return []
         lang = info.settings.language
 
         def word(kind: str) -> str:
@@ -205,8 +214,8 @@ class TimersMixin(MovesMixin):
         name = info.names.get(timer.seat if timer.seat is not None else -1,
                               say("timers.a_player", lang))
         what = say("hand.and", lang).join(dict.fromkeys(kinds)) or word(timer.kind)
-        return [say("timers.offline", lang, what=what, name=name,
-                    due=when(min(t.due_at for t in overdue)))]
+        return [Post(say("timers.offline", lang, what=what, name=name,
+                         due=when(min(t.due_at for t in overdue))), tag=OFFLINE_TAG)]
 
     async def _reminder_dm(self, q: Queries, info: GameInfo, state: GameState, seat: int,
                            since: float, *, first: bool) -> Direct:

@@ -35,9 +35,20 @@ async def timers_of(storage: SqliteStorage, service: GameService, channel: int) 
         return await q.timers(info.game_id)
 
 
-async def fire_due(service: GameService) -> list[Outcome]:
-    outs = [await service.fire_timer(t) for t in await service.due_timers()]
-    return [o for o in outs if o is not None]
+async def fire_due(service: GameService, *, delivered: bool = True) -> list[Outcome]:
+    """Fire the due timers; what they said is then delivered (its rows marked sent, as the
+    bot's deliverer does), unless ``delivered`` is False."""
+    outs = [o for o in [await service.fire_timer(t) for t in await service.due_timers()]
+            if o is not None]
+    if delivered:
+        await mark_delivered(service, outs)
+    return outs
+
+
+async def mark_delivered(service: GameService, outs: list[Outcome]) -> None:
+    async with service.storage.write() as tx:
+        for row in (r for o in outs for r in o.outbox):
+            await tx.mark_sent(row, service.clock(), "sent")
 
 
 def dms(outs: list[Outcome], kind: str) -> list[tuple[int, str]]:
@@ -328,6 +339,59 @@ async def test_abandon_gives_the_standing_and_my_games_lists_games(
     assert none.reply is not None and "not playing" in none.reply.text
 
 
+# --- timers that do not pile up ----------------------------------------------------------------
+
+
+async def unsent_outbox(service: GameService) -> None:
+    """Mark everything the outbox holds as delivered (the bot's deliverer caught up)."""
+    async with service.storage.write() as tx:
+        for row in await tx.unsent(limit=10_000):
+            await tx.mark_sent(row.id, service.clock(), "sent")
+
+
+async def test_a_reminder_is_not_said_again_while_the_last_one_is_undelivered(
+        service: GameService, clock: Clock) -> None:
+    """Deliveries stall (Discord fails, another process holds the game): the reminder comes
+    due every period but adds no DM until the one waiting is out; then it goes on."""
+    await started_game(service, 30, players=2, seed=30,
+                       settings=GameSettings(reminder_hours=1 / 60))  # one minute
+    await unsent_outbox(service)
+    user, _ = await current_user(service, 30)
+    clock.now += 61
+    assert len(dms(await fire_due(service, delivered=False), "reminder")) == 1
+    for _ in range(12):  # twelve periods while it waits
+        clock.now += 61
+        assert dms(await fire_due(service, delivered=False), "reminder") == []
+    assert (await service.next_timer_due() or 0) > clock.now, "rescheduled, not left due"
+    await unsent_outbox(service)
+    clock.now += 61
+    assert [u for u, _ in dms(await fire_due(service), "reminder")] == [user]
+
+
+async def test_after_outages_one_reminder_and_one_offline_note_per_game(
+        service: GameService, clock: Clock) -> None:
+    """Reminders every minute; the bot is down ten minutes, restarts, fires, and is killed
+    again before delivering; ten minutes later it restarts again: the player has one
+    reminder and the channel one note, not one per outage or per missed period."""
+    for channel in (31, 32):
+        await started_game(service, channel, players=2, seed=channel,
+                           settings=GameSettings(reminder_hours=1 / 60))
+    await unsent_outbox(service)
+    said: list[Outcome] = []
+    for _ in range(2):  # two outages; nothing delivered in between
+        clock.now += 600
+        said += await fire_due(service, delivered=False)
+    reminders = dms(said, "reminder")
+    assert sorted(u for u, _ in reminders) == sorted(
+        [(await current_user(service, c))[0] for c in (31, 32)])
+    notes = [p.text for o in said for p in o.public]
+    assert len(notes) == 2 and all(n.startswith("While the bot was offline") for n in notes)
+    await unsent_outbox(service)  # delivered at last; the next period is on time: no note
+    clock.now += 61
+    again = await fire_due(service)
+    assert len(dms(again, "reminder")) == 2 and not [p for o in again for p in o.public]
+
+
 # --- restarts and the dispatcher ---------------------------------------------------------------
 
 
@@ -347,11 +411,13 @@ async def test_timers_due_while_down_fire_exactly_once(tmp_path: Path) -> None:
     await b.open()
     try:
         delivered: list[Outcome] = []
+        service_a = GameService(a, clock=clock)
 
         async def deliver(out: Outcome) -> None:
             delivered.append(out)
+            await mark_delivered(service_a, [out])
 
-        one = TimerDispatcher(GameService(a, clock=clock), deliver)
+        one = TimerDispatcher(service_a, deliver)
         two = TimerDispatcher(GameService(b, clock=clock), deliver)
         await asyncio.gather(one.run_once(), two.run_once(), one.run_once())
         reminders = dms(delivered, "reminder")
@@ -401,6 +467,7 @@ async def test_the_dispatcher_sleeps_until_the_next_timer(service: GameService,
 
     async def deliver(out: Outcome) -> None:
         got.append((clock.now - start, out))
+        await mark_delivered(service, [out])
         if len(got) >= 3:
             enough.set()
             await asyncio.sleep(3600)  # hold the loop here until stopped
