@@ -4,6 +4,7 @@ games get a chosen seed), and games started or set to a prepared position."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
@@ -65,6 +66,20 @@ async def set_position(bot: KhronosBot, channel_id: int, state: engine.GameState
         assert game is not None
         await tx.update_game(game.id, game.version, now=0.0, state=state.model_dump_json(),
                              checkpoint=state.model_dump_json())
+
+
+async def all_sent(bot: KhronosBot, timeout: float = 30.0) -> None:
+    """Wait until what is committed is delivered (reply rows left out: their interaction
+    sends them). What a timer says goes out in a task of its own, so a game's state may be
+    ahead of its posts for a moment."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while True:
+        async with bot.service.storage.read() as q:
+            if not [r for r in await q.unsent(limit=10_000) if r.kind != "reply"]:
+                return
+        assert loop.time() < end, "what was committed was not delivered"
+        await asyncio.sleep(0.02)
 
 
 @pytest.fixture

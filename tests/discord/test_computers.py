@@ -19,7 +19,7 @@ from bot.service import MARK, TimerKind, is_computer
 from bot.storage.api import OutboxRow
 from bot.storage.sqlite import SqliteStorage
 from engine import Age
-from tests.discord.conftest import Scene
+from tests.discord.conftest import Scene, all_sent
 from tests.discord.test_bot_game import Table, decodes, pick
 from tests.fakediscord.fake import FakeDiscord
 from tests.fakediscord.models import FakeChannel, FakeMessage, FakeUser
@@ -215,7 +215,7 @@ async def turn_of(table: Table, user_id: int, timeout: float = 60.0) -> engine.G
         info, state = await table.state()
         seat = engine.current_seat(state)
         if seat is not None and info.user_of(seat) == user_id:
-            await table.bot.deliverer.drain()  # and what was committed is posted
+            await all_sent(table.bot)  # and what was committed is posted
             return state
         assert loop.time() < end, "the computers did not hand the turn back"
         await asyncio.sleep(0.05)
@@ -459,7 +459,7 @@ async def computer_acted(table: Table, version: int, timeout: float = 30.0) -> N
     while (await table.state())[0].version == version:
         assert loop.time() < end, "the computer did not act"
         await asyncio.sleep(0.05)
-    await table.bot.deliverer.drain()
+    await all_sent(table.bot)
 
 
 async def test_a_kicked_player_is_replaced_by_a_computer_then_taken_back_by_a_person(
