@@ -59,7 +59,6 @@ from .model import (
     computer_name,
     is_computer,
 )
-from .moves import effective_moves, replay
 from .results import (
     Attachment,
     DecisionInfo,
@@ -74,6 +73,7 @@ from .results import (
     Reply,
     SeatInfo,
 )
+from .states import effective_moves, replay
 from .texts import (
     cards_text,
     channel_link,

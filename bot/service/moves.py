@@ -14,7 +14,6 @@ import engine
 from engine import (
     Action,
     Choose,
-    CorruptState,
     EndTurn,
     EngineError,
     Event,
@@ -33,6 +32,7 @@ from .model import DRAW_KINDS, GameStatus, MoveKind, events_of, is_computer
 from .outbox import outboxed
 from .results import GameInfo, Image, Outcome, Post
 from .schedule import ScheduleMixin
+from .states import BrokenEntry, effective_moves
 from .texts import (
     _rename,
     events_text,
@@ -43,50 +43,8 @@ from .texts import (
 # --- replay: the move log and the seed rebuild any state exactly (style 7) --------------------
 
 
-class BrokenEntry(CorruptState):
-    """A move-log entry that cannot be read or played from the entries before it (edited by
-    hand, or a failing disk); ``seq`` is its number."""
-
-    def __init__(self, seq: int, why: str) -> None:
-        super().__init__(f"move-log entry {seq}: {why}", "")
-        self.seq = seq
-
-
-def effective_moves(moves: Sequence[MoveRow]) -> list[MoveRow]:
-    """The log's actions still in effect: each ``undo`` entry cancels the action it names.
-    Raises BrokenEntry for an undo entry that names no action in effect."""
-    stack: list[MoveRow] = []
-    for m in moves:
-        if m.kind == MoveKind.UNDO:
-            try:
-                undone = json.loads(m.action)["undoes"]
-            except (ValueError, TypeError, KeyError):
-                raise BrokenEntry(m.seq, "an unreadable undo") from None
-            if not stack or stack[-1].seq != undone:
-                raise BrokenEntry(m.seq, "an undo of no action in effect")
-            stack.pop()
-        else:
-            stack.append(m)
-    return stack
-
-
-def replay(
-    options: engine.Options, seed: int, moves: Sequence[MoveRow]
-) -> tuple[GameState, GameState, int]:
-    """Replay a move log from the seed. Returns (state, checkpoint state, checkpoint seq): the
-    checkpoint is the state after the last card draw (the undo floor). Raises BrokenEntry for
-    the first entry that cannot be read or played."""
-    state = engine.new_game(options, seed)
-    checkpoint, checkpoint_seq = state, 0
-    for m in effective_moves(moves):
-        try:
-            action = engine.parse_action(m.action)
-            state, _ = engine.apply(state, m.seat, action)
-        except (EngineError, ValidationError, ValueError, KeyError, TypeError) as exc:
-            raise BrokenEntry(m.seq, str(exc)[:200]) from exc
-        if action.kind in DRAW_KINDS:
-            checkpoint, checkpoint_seq = state, m.seq
-    return state, checkpoint, checkpoint_seq
+# BrokenEntry, effective_moves and replay live in states.py (the outbox reads states back
+# with them)
 
 
 async def next_entry(q: Queries, game_id: int, version: int) -> int:

@@ -22,13 +22,14 @@ import socket
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any, Concatenate, Literal, ParamSpec, Protocol, TypeVar
 
 from .. import i18n
 from ..storage.api import OutboxRow, Queries, Storage, Tx
 from .core import ServiceCore
 from .results import Attachment, DecisionInfo, Direct, DirectKind, Image, Outcome
+from .states import StateReader, StateRef, state_refs
 from .wake import sleep_or_wake
 
 log = logging.getLogger("khronos.outbox")
@@ -80,6 +81,9 @@ class Delivery:
     lang: str = "en"
     writer: str = ""  # a reply: the process that wrote it (``PROCESS``); "" in older rows
     file: Attachment | None = None  # a reply's file that is not an image (a game's record)
+    # an image that names its state's place in the log (``states.py``): the deliverer reads
+    # the state back and sets ``image`` before sending
+    image_at: dict[str, Any] | None = None
 
     @property
     def nonce(self) -> str:
@@ -148,8 +152,21 @@ def _decision_from(data: dict[str, Any] | None) -> DecisionInfo | None:
     return DecisionInfo(**{**data, "options": tuple(data["options"])})
 
 
-def _image_json(image: Image | None, dumped: dict[int, Any]) -> dict[str, Any] | None:
-    return image.to_json(dumped) if image is not None and image.state is not None else None
+def _image_json(image: Image | None, refs: dict[int, Any]) -> dict[str, Any] | None:
+    """An image for a row: naming its state's place in the log when ``refs`` has it (see
+    ``states.py``), else with a copy of its state (``refs`` then caches the copy)."""
+    if image is None or image.state is None:
+        return None
+    ref = refs.get(id(image.state))
+    if isinstance(ref, StateRef) and not image.has_before:
+        return image.to_ref_json(ref.to_json())
+    return image.to_json(refs)
+
+
+def _images(outcome: Outcome) -> list[Image]:
+    posts = [p.image for p in outcome.public] + [d.image for d in outcome.direct]
+    reply = [outcome.reply.image] if outcome.reply is not None else []
+    return [i for i in posts + reply if i is not None]
 
 
 async def record(tx: Tx, outcome: Outcome, now: float) -> None:
@@ -159,7 +176,9 @@ async def record(tx: Tx, outcome: Outcome, now: float) -> None:
     if game is None:
         return
     base = {"channel_id": game.channel_id, "lang": game.settings.language}
-    dumped: dict[int, Any] = {}  # a state's JSON, made once for all the images that show it
+    # where each image's state is in the game's log: a row names it instead of copying it
+    states = list({id(i.state): i.state for i in _images(outcome) if i.state}.values())
+    dumped: dict[int, Any] = dict(await state_refs(tx, game.game_id, states)) if states else {}
 
     def name_of(user_id: int) -> str:
         return next((s.shown for s in game.seats if s.user_id == user_id), "")
@@ -227,7 +246,8 @@ def delivery(row: OutboxRow, now: float) -> Delivery:
         row_id=row.id, game_id=row.game_id, channel_id=int(body["channel_id"]),
         kind=row.kind,  # type: ignore[arg-type]  # the CHECK-free column holds our four kinds
         user_id=row.user_id, text=body["text"],
-        image=Image.from_json(image) if image else None,
+        image=Image.from_json(image) if image and "at" not in image else None,
+        image_at=image if image and "at" in image else None,
         decision=_decision_from(body.get("decision")), fallback=body.get("fallback"),
         direct_kind=body.get("direct_kind"), ephemeral=bool(body.get("ephemeral", True)),
         name=body.get("name", ""), created_at=row.created_at,
@@ -284,6 +304,7 @@ class Deliverer:
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self._claimed_until: dict[int, float] = {}
         self._pruned_at = float("-inf")  # delivered rows are pruned at most every PRUNE_EVERY
+        self._states = StateReader()  # the states the rows' images show, read back
 
     def expect_reply(self, row_id: int, sender: ReplySender) -> None:
         self._replies[row_id] = sender
@@ -413,7 +434,7 @@ class Deliverer:
         if row.next_at > now:
             return "blocked"
         try:
-            item = delivery(row, now)
+            item = await self._with_image(delivery(row, now))
         except (ValueError, KeyError, TypeError):
             log.exception("outbox row %s cannot be read; dropped", row.id)
             await self._mark(row.id, "unreadable")
@@ -459,6 +480,29 @@ class Deliverer:
         await self._mark(row.id, f"late {result}" if item.late else result)
         self.delivered += 1
         return "done"
+
+    async def message(self, row: OutboxRow) -> Delivery:
+        """The row's message as it would be sent now, its image read back (for checks)."""
+        return await self._with_image(delivery(row, self.clock()))
+
+    async def _with_image(self, item: Delivery) -> Delivery:
+        """The row with its image, when the image names its state's place in the log: the
+        state is read back (``states.StateReader``). A state that cannot be had (the game
+        was deleted or damaged since) leaves the message without its image, logged."""
+        data = item.image_at
+        if data is None:
+            return item
+        ref = StateRef.from_json(data["at"])
+        async with self.storage.read() as q:
+            shown = await self._states.read(q, item.game_id, ref,
+                                            moves=data.get("kind") == "summary")
+        if shown is None:
+            log.warning("outbox row %s: the state its image shows (log entry %s of game %s) "
+                        "cannot be read; sent without it", item.row_id, ref.seq, item.game_id)
+            return replace(item, image_at=None)
+        image = Image.from_json(data, state=shown.state, seed=shown.seed,
+                                moves=shown.moves or ())
+        return replace(item, image=image, image_at=None)
 
     def _may_be_answered(self, item: Delivery, now: float) -> bool:
         """Whether the reply row's interaction may still answer it: no process can once its

@@ -24,8 +24,9 @@ from .model import (
     TimerKind,
     events_of,
 )
-from .moves import BrokenEntry, MovesMixin, effective_moves, replay
+from .moves import MovesMixin
 from .results import GameInfo, HistoryEntry, Image, Outcome, Reply
+from .states import BrokenEntry, effective_moves, replay
 from .texts import (
     _rename,
     cards_text,

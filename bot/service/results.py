@@ -91,7 +91,8 @@ class Image:
     → before and after a move; ``summary`` → the end-of-game picture, from the seed and the
     effective move log (``moves``: ``(seat, action JSON)`` pairs).
     ``view`` (the public view, or ``seat``'s player view) is computed when first asked for.
-    ``to_json``/``from_json`` store an image in the outbox (it needs its state)."""
+    ``to_ref_json``/``from_json`` store an image in the outbox by naming its state's place in
+    the log (``to_json``: with a copy of the state, for a state the log does not give)."""
 
     __slots__ = ("_before", "_state", "_view", "age", "alt", "events", "kind", "lang", "moves",
                  "names", "seat", "seed")
@@ -155,8 +156,9 @@ class Image:
                      moves=self.moves, lang=self.lang)
 
     def to_json(self, dumped: dict[int, Any] | None = None) -> dict[str, Any]:
-        """The image as JSON for the outbox. Raises ValueError for an image of a view only.
-        ``dumped`` caches the JSON of states by identity (one move's images share one)."""
+        """The image as JSON with a copy of its state (and of the state before, the seed and
+        the moves it needs). Raises ValueError for an image of a view only. ``dumped`` caches
+        the JSON of states by identity (one move's images share one)."""
         if self._state is None:
             raise ValueError("only an image of a state can be stored")
         cache = {} if dumped is None else dumped
@@ -164,36 +166,58 @@ class Image:
         if state is None:
             state = cache[id(self._state)] = self._state.model_dump(mode="json")
         return {
-            "kind": self.kind,
+            **self._words(),
             "state": state,
+            "before": self._before.model_dump(mode="json") if self._before else None,
+            "seed": self.seed,
+            "moves": [list(m) for m in self.moves],
+        }
+
+    def to_ref_json(self, at: dict[str, int]) -> dict[str, Any]:
+        """The image as JSON naming its state instead of copying it: ``at`` is a position in
+        the game's log (``states.StateRef``); the outbox reads the state, the seed and the
+        moves back from the log when it sends the row (``from_json(data, state=…)``)."""
+        return {**self._words(), "at": at}
+
+    def _words(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
             "names": {str(k): v for k, v in self.names.items()},
             "events": [e.model_dump(mode="json") for e in self.events],
             "alt": self.alt,
             "seat": self.seat,
             "age": self.age.name if self.age is not None else None,
-            "before": self._before.model_dump(mode="json") if self._before else None,
-            "seed": self.seed,
-            "moves": [list(m) for m in self.moves],
             "lang": self.lang,
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Image:
+    def from_json(cls, data: dict[str, Any], *, state: GameState | None = None,
+                  seed: int | None = None, moves: Sequence[tuple[int, str]] = ()) -> Image:
+        """The image stored by ``to_json``, or by ``to_ref_json`` with the ``state`` (and for
+        a summary the ``seed`` and ``moves``) read back from the log."""
         before = data.get("before")
         age = data.get("age")
+        if state is None:
+            state = GameState.model_validate(data["state"])
+            seed = data.get("seed")
+            moves = [(int(s), str(a)) for s, a in data.get("moves", [])]
         return cls(
             data["kind"],
-            GameState.model_validate(data["state"]),
+            state,
             {int(k): v for k, v in data["names"].items()},
             [Event.model_validate(e) for e in data["events"]],
             data["alt"],
             seat=data["seat"],
             age=engine.Age[age] if age else None,
             before=GameState.model_validate(before) if before else None,
-            seed=data.get("seed"),
-            moves=[(int(s), str(a)) for s, a in data.get("moves", [])],
+            seed=seed,
+            moves=moves,
             lang=str(data.get("lang", "en")),
         )
+
+    @property
+    def has_before(self) -> bool:
+        return self._before is not None
 
     def __repr__(self) -> str:
         return f"Image({self.kind!r}, seat={self.seat}, age={self.age}, events={len(self.events)})"

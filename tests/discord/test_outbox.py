@@ -262,8 +262,6 @@ async def test_a_resend_after_a_crash_between_send_and_mark_lands_once(
         scene: Scene) -> None:
     """The post went out but the process died before marking its row sent: the resend
     carries the same nonce (enforce_nonce), so the channel shows the post once."""
-    from bot.service.outbox import delivery
-
     fake, ch = scene.fake, scene.ch
     alice, bob = fake.add_user("alice"), fake.add_user("bob")
     async with fake.running(scene.bot()) as bot:
@@ -274,7 +272,7 @@ async def test_a_resend_after_a_crash_between_send_and_mark_lands_once(
             row = await q.outbox_row(out.outbox[0])
         assert row is not None and row.kind == "post"
         seen = len(fake.channel_messages(ch))
-        await bot.deliverer.transport.send(delivery(row, time.time()))  # sent, not marked
+        await bot.deliverer.transport.send(await bot.deliverer.message(row))  # not marked
         await bot.deliverer.flush(info.game_id)
         posts = [m for m in fake.channel_messages(ch)[seen:] if m.attachments]
         assert len(posts) == 1

@@ -12,7 +12,7 @@ import pytest
 
 from bot.commands import Context, execute, run_line
 from bot.service import HOUR, GameService, GameSettings, NotSeated, PermissionDenied
-from bot.service.outbox import delivery
+from bot.service.outbox import Deliverer, Delivery
 from bot.service.texts import counted
 from bot.storage.sqlite import SqliteStorage
 from engine import MalformedAction
@@ -136,6 +136,13 @@ async def test_a_german_game_frames_its_moves_and_settings_in_german(
     assert resumed.public[0].text.startswith("Ann setzt die Partie fort (pausiert <t:")
 
 
+class Unused:
+    """A transport that is never asked to send."""
+
+    async def send(self, item: Delivery) -> str:
+        raise AssertionError("not sent here")
+
+
 async def test_an_outbox_row_keeps_the_language_of_its_commit(service: GameService,
                                                               storage: SqliteStorage,
                                                               clock: Clock) -> None:
@@ -145,7 +152,8 @@ async def test_an_outbox_row_keeps_the_language_of_its_commit(service: GameServi
     await service.update_settings(15, 151, language="de")
     async with storage.read() as q:
         rows = [await q.outbox_row(r) for r in start.outbox]
-    items = [delivery(r, clock()) for r in rows if r is not None]
+    deliverer = Deliverer(storage, Unused(), clock=clock)
+    items = [await deliverer.message(r) for r in rows if r is not None]
     assert items and all(i.lang == "fr" for i in items)
     assert items[0].text.startswith("La partie commence.")
     assert items[0].image is not None and items[0].image.lang == "fr"
