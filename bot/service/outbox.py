@@ -256,6 +256,24 @@ def delivery(row: OutboxRow, now: float) -> Delivery:
     )
 
 
+async def with_image(storage: Storage, states: StateReader, item: Delivery) -> Delivery:
+    """The row with its image, when the image names its state's place in the log: the state
+    is read back (``states.StateReader``). A state that cannot be had (the game was deleted or
+    damaged since) leaves the message without its image, logged."""
+    data = item.image_at
+    if data is None:
+        return item
+    ref = StateRef.from_json(data["at"])
+    async with storage.read() as q:
+        shown = await states.read(q, item.game_id, ref, moves=data.get("kind") == "summary")
+    if shown is None:
+        log.warning("outbox row %s: the state its image shows (log entry %s of game %s) "
+                    "cannot be read; sent without it", item.row_id, ref.seq, item.game_id)
+        return replace(item, image_at=None)
+    image = Image.from_json(data, state=shown.state, seed=shown.seed, moves=shown.moves or ())
+    return replace(item, image=image, image_at=None)
+
+
 def reply_delivery(outcome: Outcome) -> Delivery:
     """The reply of an outcome that stored nothing (a read: status, hand, history)."""
     reply = outcome.reply
@@ -434,7 +452,7 @@ class Deliverer:
         if row.next_at > now:
             return "blocked"
         try:
-            item = await self._with_image(delivery(row, now))
+            item = await with_image(self.storage, self._states, delivery(row, now))
         except (ValueError, KeyError, TypeError):
             log.exception("outbox row %s cannot be read; dropped", row.id)
             await self._mark(row.id, "unreadable")
@@ -483,26 +501,7 @@ class Deliverer:
 
     async def message(self, row: OutboxRow) -> Delivery:
         """The row's message as it would be sent now, its image read back (for checks)."""
-        return await self._with_image(delivery(row, self.clock()))
-
-    async def _with_image(self, item: Delivery) -> Delivery:
-        """The row with its image, when the image names its state's place in the log: the
-        state is read back (``states.StateReader``). A state that cannot be had (the game
-        was deleted or damaged since) leaves the message without its image, logged."""
-        data = item.image_at
-        if data is None:
-            return item
-        ref = StateRef.from_json(data["at"])
-        async with self.storage.read() as q:
-            shown = await self._states.read(q, item.game_id, ref,
-                                            moves=data.get("kind") == "summary")
-        if shown is None:
-            log.warning("outbox row %s: the state its image shows (log entry %s of game %s) "
-                        "cannot be read; sent without it", item.row_id, ref.seq, item.game_id)
-            return replace(item, image_at=None)
-        image = Image.from_json(data, state=shown.state, seed=shown.seed,
-                                moves=shown.moves or ())
-        return replace(item, image=image, image_at=None)
+        return await with_image(self.storage, self._states, delivery(row, self.clock()))
 
     def _may_be_answered(self, item: Delivery, now: float) -> bool:
         """Whether the reply row's interaction may still answer it: no process can once its
