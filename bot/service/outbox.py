@@ -40,6 +40,7 @@ MAX_ATTEMPTS = 8  # transient failures, then the row is given up (logged)
 BACKOFF = (2.0, 5.0, 15.0, 60.0, 300.0)  # seconds before the 1st, 2nd … retry
 KEEP_SENT = 24 * 3600.0  # delivered rows are pruned after a day
 PRUNE_EVERY = 60.0  # seconds: the background task prunes at most this often
+DRAIN_GAMES = 4  # games a drain delivers at the same time
 # several processes on one database: a game's rows are sent by the deliverer that claims the
 # game (outbox_claims), for CLAIM_FOR seconds, renewed while it sends; a command whose game
 # another process is delivering waits up to CLAIM_WAIT for it, then leaves its rows to it
@@ -524,10 +525,19 @@ class Deliverer:
         return list(dict.fromkeys(r.game_id for r in rows))
 
     async def drain(self) -> int:
-        """Deliver every game's due rows (games one after another); returns the count."""
-        count = 0
-        for game_id in await self.pending_games():
-            count += await self.flush(game_id, wait=0)  # a game claimed elsewhere: its holder
+        """Deliver every game's due rows, ``DRAIN_GAMES`` games at a time (each game's rows
+        in order, by one flush); returns the count. After a restart the backlog of many
+        games goes out side by side, not one game after another (images render in threads,
+        and Discord's limits are per channel)."""
+        games = iter(await self.pending_games())
+        counts: list[int] = []
+
+        async def worker() -> None:
+            for game_id in games:  # one shared iterator: each game to one worker
+                counts.append(await self.flush(game_id, wait=0))  # claimed elsewhere: left
+
+        await asyncio.gather(*(worker() for _ in range(DRAIN_GAMES)))
+        count = sum(counts)
         now = self.clock()
         if now - self._pruned_at >= PRUNE_EVERY:
             async with self.storage.write() as tx:
