@@ -150,7 +150,7 @@ async def turn_user(service: GameService, ch: FakeChannel) -> int | None:
 
 
 async def stream(tables: Tables, service: GameService, stop: asyncio.Event,
-                 gap: float = 0.05) -> None:
+                 gap: float = 0.15) -> None:
     """A move in a random game every ``gap`` seconds (the player whose turn it is ends it),
     without waiting for the answers: players keep playing while the bot restarts."""
     chooser = random.Random(7)
@@ -336,9 +336,21 @@ async def sigterm(fake: FakeDiscord, be: Backend, busy: bool) -> tuple[float, in
 # --- the tables ---------------------------------------------------------------------------------
 
 
-async def run(kills: int, url: str | None, tmp: Path) -> None:
+async def run(kills: int, url: str | None, tmp: Path, parts: str) -> None:
     names = ["sqlite"] + (["postgresql"] if url else [])
-    label = {"sqlite": "SQLite", "postgresql": "PostgreSQL"}
+    if "1" in parts:
+        await restart_table(names, kills, url, tmp)
+    if "2" in parts:
+        await outage_table(names, url, tmp)
+    if "3" in parts:
+        await sigterm_table(names, url, tmp)
+
+
+LABEL = {"sqlite": "SQLite", "postgresql": "PostgreSQL"}
+
+
+async def restart_table(names: list[str], kills: int, url: str | None, tmp: Path) -> None:
+    label = LABEL
     print(f"1. kill -9 at random moments during a stream of moves in {GAMES} games, restarted "
           f"at once ({kills} kills; seconds, median / max)\n")
     print("| backend | start (spawn to connected) | connected to last backlog row sent "
@@ -350,6 +362,10 @@ async def run(kills: int, url: str | None, tmp: Path) -> None:
         print(f"| {label[name]} | {summary(r['start'])} | {summary(r['backlog'])} | "
               f"{summary(r['reply'])} | {statistics.median(r['rows']):.0f} / "
               f"{max(r['rows']):.0f} |", flush=True)
+
+
+async def outage_table(names: list[str], url: str | None, tmp: Path) -> None:
+    label = LABEL
     print(f"\n2. reminders every minute, the bot killed and the clock 10 minutes on, restarted "
           f"at once: what arrives in the next {WATCH:.0f} s (one period is {PERIOD:.0f} s); "
           "per waiting player and per game, min / median / max\n")
@@ -361,6 +377,10 @@ async def run(kills: int, url: str | None, tmp: Path) -> None:
                 r = await outage(fake, be, tmp, outages)
             print(f"| {label[name]} | {outages} | {spread(r['reminders'])} | "
                   f"{spread(r['notes'])} |", flush=True)
+
+
+async def sigterm_table(names: list[str], url: str | None, tmp: Path) -> None:
+    label = LABEL
     print("\n3. SIGTERM (docker stop) to exit: seconds, exit status, rows left for the next "
           "start\n")
     print("| backend | while | seconds to exit | status | rows left |")
@@ -385,11 +405,12 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--kills", type=int, default=5)
     ap.add_argument("--sqlite-only", action="store_true")
+    ap.add_argument("--parts", default="123", help="which parts to run (default 123)")
     args = ap.parse_args()
     url, folder = (None, None) if args.sqlite_only else _server()
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            asyncio.run(run(args.kills, url, Path(tmp)))
+            asyncio.run(run(args.kills, url, Path(tmp), args.parts))
     finally:
         if folder is not None:
             subprocess.run([str(ROOT / ".ci" / "postgres"), "stop", str(folder)],
