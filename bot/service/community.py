@@ -17,11 +17,11 @@ from ..storage.api import GameRow, Queries, RatingRow
 from .errors import NotStarted, ServiceError
 from .fairplay import guild_key
 from .model import GameStatus, is_computer
-from .moves import effective_moves
 from .ratings import MIN_GAMES, player_key, score
 from .reading import ReadingMixin
 from .record import Record, Verdict, make_record, read_record, verify
 from .results import Attachment, GameInfo, Outcome, Reply
+from .states import effective_moves
 from .texts import say, shown_name, tell
 
 LEADERBOARD_SIZE = 10
