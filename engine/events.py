@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from .constants import Age
-from .words import english
+from .words import elide, english
 
 
 class Event(BaseModel):
@@ -83,10 +83,14 @@ def _unworded(
     return e
 
 
-def format_text(text: str, names: dict[int, str] | list[str]) -> str:
-    """Replace the seat tokens ``{P0}``, ``{P1}`` … in an engine sentence with players' names."""
-    out = text
+def format_text(text: str, names: dict[int, str] | list[str], lang: str = "en") -> str:
+    """Replace the seat tokens ``{P0}``, ``{P1}`` … in an engine sentence with players' names
+    (in French, "de {P0}" becomes "d'Ann" before a name that begins with a vowel)."""
     items = names.items() if isinstance(names, dict) else enumerate(names)
+    by_seat = dict(items)
+    out = elide(text, lambda token: by_seat.get(int(token[1:])) if token[:1] == "P"
+                and token[1:].isdigit() else None, lang)
+    items = by_seat.items()
     for seat, name in items:
         out = out.replace(f"{{P{seat}}}", name)
     return out

@@ -27,7 +27,7 @@ from __future__ import annotations
 import functools
 import re
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
 from typing import Any
 
@@ -35,6 +35,26 @@ LANGS = ("en", "fr", "de")
 FAMILY_CODES = ("military", "religious", "civil")  # the order cards are listed in
 
 _FIELD = re.compile(r"\{(\w+)(?::([\w.]+))?\}")
+
+_ELIDABLE = re.compile(r"\b([dD]|[qQ]u)e \{(\w+)\}")
+VOWELS = frozenset("aeiouàâäéèêëîïôöùûüœæAEIOUÀÂÄÉÈÊËÎÏÔÖÙÛÜŒÆ")
+
+
+def elide(template: str, value: Callable[[str], object], lang: str) -> str:
+    """French élision before a placeholder: "de {name}" becomes "d'{name}" (and "que" becomes
+    "qu'") when ``value(name)`` is a text that begins with a vowel ("au tour d'Ann"). Other
+    languages, and other values, leave the template as it is."""
+    if lang != "fr" or "e {" not in template:
+        return template
+
+    def sub(m: re.Match[str]) -> str:
+        filled = value(m[2])
+        if isinstance(filled, str) and filled[:1] in VOWELS:
+            return f"{m[1]}'{{{m[2]}}}"
+        return m[0]
+
+    return _ELIDABLE.sub(sub, template)
+
 
 def phrase(key: str, **params: Any) -> dict[str, Any]:
     """A nested sentence part, kept as data so that each language words it."""
@@ -73,6 +93,10 @@ def _one(lang: str, n: int) -> bool:
 
 
 def _counted(lang: str, section: str, n: int) -> str:
+    """``terms.<section>.one`` or ``.other`` with ``{n}``; ``.zero`` for 0 where the section
+    has one ("draws no card" rather than "draws 0 cards")."""
+    if n == 0 and f"terms.{section}.zero" in catalogue(lang):
+        return _template(lang, f"terms.{section}.zero")
     form = "one" if _one(lang, n) else "other"
     return _template(lang, f"terms.{section}.{form}").replace("{n}", str(n))
 

@@ -157,7 +157,8 @@ def _move_caption(view: PublicView, names: list[str], events: list[Event], width
     if view.pending is not None and not view.over:
         status = say("status.choosing", name=seat_name(names, view.pending.seat))
         seat_names = [seat_name(names, p.seat) for p in view.players]
-        question = format_text(describe_prompt(view.pending, current_language()), seat_names)
+        question = format_text(describe_prompt(view.pending, current_language()), seat_names,
+                               current_language())
         ppx, plines = fit_lines(question, REGULAR, MOVE_PROMPT_PX, 16, width - 16, 3)
         prompt = tuple(plines)
     else:

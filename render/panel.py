@@ -79,7 +79,7 @@ def banner_text(view: PublicView, names: list[str]) -> str | None:
         seat_names = [seat_name(names, p.seat) for p in view.players]
         return say("status.waiting", name=seat_name(names, view.pending.seat),
                    prompt=format_text(describe_prompt(view.pending, current_language()),
-                                      seat_names))
+                                      seat_names, current_language()))
     return None
 
 
@@ -92,17 +92,21 @@ def adventurers_text(adventurers: list[Age]) -> str:
 
 
 def allowance_items(player: PublicPlayer, sep: str = " \u00b7 ") -> str | None:
-    """What each adventurer may still pay this turn (R14), in adventurer order: its board and
-    its cards left ("Might 2 · Faith 1"), then "at most N in all" when the two together may
-    pay fewer than the sum (cards already played where both stood). None without the figures."""
+    """What the player may still pay this turn on each board where an adventurer stands (R14),
+    in adventurer order: "Might: 2 cards left · Faith: 1 card left" (both adventurers on one
+    board: that board once, with what the two may still pay there together), then "at most N in
+    all" when the boards together may take fewer than their sum (cards already played where
+    both stood). None without the figures."""
     if not player.adventurers or len(player.left) != len(player.adventurers):
         return None
-    items = [say("allowance.item", age=age_name(age), n=n)
-             for age, n in zip(player.adventurers, player.left, strict=True)]
-    total = (CARDS_PER_ADVENTURER * len(player.adventurers) - sum(player.used)
-             - player.shared)
-    if sum(player.left) > total:
-        items.append(say("allowance.total", n=max(total, 0)))
+    total = max(CARDS_PER_ADVENTURER * len(player.adventurers) - sum(player.used)
+                - player.shared, 0)
+    per_board: dict[Age, int] = {}
+    for age, n in zip(player.adventurers, player.left, strict=True):
+        per_board[age] = total if age in per_board else n  # both there: they pay together
+    items = [say_n("allowance.item", n, age=age_name(age)) for age, n in per_board.items()]
+    if sum(per_board.values()) > total:
+        items.append(say("allowance.total", n=total))
     return sep.join(items)
 
 

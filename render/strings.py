@@ -26,6 +26,7 @@ from contextvars import ContextVar
 
 from engine import Age, BuildingType, Family, Terrain
 from engine.words import catalogue as engine_catalogue
+from engine.words import elide
 
 from .locales import de, fr
 
@@ -70,9 +71,10 @@ CATALOGUE: dict[str, str] = {
     "panel.stock": "Tiles in stock",
     "panel.stock_item": "{building} {count}",
     "panel.face_up": "Face-up",
-    # what the player to move may still play this turn (R14), per adventurer
-    "allowance.line": "Cards left this turn: {items}",
-    "allowance.item": "{age} {n}",
+    # what the player to move may still play this turn (R14), per board an adventurer is on
+    "allowance.line": "This turn: {items}",
+    "allowance.item.one": "{age}: {n} card left",
+    "allowance.item.other": "{age}: {n} cards left",
     "allowance.total": "at most {n} in all",
     "legend.printed_hamlet": "printed hamlet",
     "legend.ruin": "ruin",
@@ -229,8 +231,9 @@ def current_language() -> str:
 def say(key: str, /, **values: object) -> str:
     """The text for ``key`` in the current language (English where a translation lacks it),
     with its named placeholders filled in."""
-    entry = catalogue(_LANG.get()).get(key)
-    return (CATALOGUE[key] if entry is None else entry).format(**values)
+    lang = _LANG.get()
+    entry = catalogue(lang).get(key)
+    return elide(CATALOGUE[key] if entry is None else entry, values.get, lang).format(**values)
 
 
 def say_n(key: str, n: int, /, **values: object) -> str:

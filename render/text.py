@@ -62,7 +62,7 @@ def highlights_from_events(events: list[Event]) -> dict[Age, set[int]]:
 def event_sentence(event: Event, seat_names: list[str]) -> str:
     """One event's sentence in the current language (the engine's catalogue, ``describe``),
     with the players' names and without rule numbers (those are for refusals)."""
-    text = format_text(describe(event, current_language()), seat_names)
+    text = format_text(describe(event, current_language()), seat_names, current_language())
     return _RULE_REF.sub("", text).replace(" (paradox)", " by paradox")
 
 
@@ -216,7 +216,7 @@ def _options_sentence(view: PublicView, names: list[str]) -> list[str]:
         return []
     seat_names = [seat_name(names, p.seat) for p in view.players]
     labels = [say("alt.option", number=n, label=format_text(
-        describe_choice(o, current_language()), seat_names))
+        describe_choice(o, current_language()), seat_names, current_language()))
         for n, o in enumerate(view.pending.options, 1) if n in numbered]
     return [say("alt.options", age=age_name(age), options="; ".join(labels))]
 

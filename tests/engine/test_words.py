@@ -40,6 +40,7 @@ from engine import (
     new_game,
 )
 from engine.actions import Action, Choose
+from engine.events import format_text
 from engine.board import square_name
 from engine.random_player import random_action, seeking_action
 from engine.state import Decision
@@ -99,12 +100,28 @@ def test_every_term_section_names_all_its_codes() -> None:
                 assert codes == {"and", "comma"}, (lang, section)
             elif section == "cards":
                 assert codes == {"part", "join", "one", "other"}, (lang, section)
-            elif codes == COUNTED:
+            elif codes - {"zero"} == COUNTED:  # "zero": the words for none, without {n}
                 for form in COUNTED:
                     assert "{n}" in catalogue(lang)[f"terms.{section}.{form}"], (lang, section)
             else:
                 assert codes in (AGES, BUILDINGS, FAMILIES), (lang, section, codes)
         assert {"age", "building", "cards_one", "cards_other"} <= set(_sections(lang))
+
+
+def test_a_count_of_zero_cards_is_said_in_words() -> None:
+    """"draws no card", not "draws 0": the counted terms take their ``zero`` form for 0."""
+    assert word("en", "event.end_turn", {"who": "{P0}", "drawn": 0}) == (
+        "{P0} ends the turn and draws no card.")
+    assert word("en", "event.end_turn", {"who": "{P0}", "drawn": 1}).endswith("draws 1 card.")
+    assert word("fr", "event.end_turn", {"who": "{P0}", "drawn": 0}).endswith(
+        "pioche aucune carte.")
+    assert word("de", "event.end_turn", {"who": "{P0}", "drawn": 2}).endswith("zieht 2 Karten.")
+
+
+def test_french_elides_de_and_que_before_a_name_with_a_vowel() -> None:
+    assert format_text("au tour de {P0}, que {P1} et de {P2}", ["Ann", "Eve", "Bob"], "fr") == (
+        "au tour d'Ann, qu'Eve et de Bob")
+    assert format_text("turn of de {P0}", ["Ann"]) == "turn of de Ann"  # English: as it is
 
 
 def test_word_picks_forms_plurals_and_falls_back_to_english() -> None:
