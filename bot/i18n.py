@@ -30,6 +30,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from engine.words import elide
+
 DEFAULT = "en"
 LANGUAGES = ("en", "fr", "de")
 LOCALES_DIR = Path(__file__).with_name("locales")
@@ -75,7 +77,7 @@ def text(key: str, locale: str | None = None, **params: Any) -> str:
     entry = lookup(key, locale)
     if entry is None:
         entry = catalogue(DEFAULT)[key]
-    return entry.format(**params)
+    return elide(entry, params.get, language(locale)).format(**params)
 
 
 def placeholders(entry: str) -> set[str]:

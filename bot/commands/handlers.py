@@ -37,6 +37,8 @@ class Context:
     guild_id: int | None = None
     is_admin: bool = False
     locale: str | None = None  # the user's Discord locale ("fr", "de", "en-US"...), if known
+    plain: bool = False  # a front end without Discord's markup (the terminal): no mentions,
+    # links or bold in what is said to him
 
 
 Args = dict[str, Any]
@@ -170,7 +172,7 @@ async def history(service: GameService, ctx: Context, args: Args) -> Outcome:
 
 
 async def mygames(service: GameService, ctx: Context, args: Args) -> Outcome:
-    return await service.my_games(ctx.user_id)
+    return await service.my_games(ctx.user_id, plain=ctx.plain)
 
 
 async def leaderboard(service: GameService, ctx: Context, args: Args) -> Outcome:

@@ -305,7 +305,7 @@ class ServiceCore:
             decision = self._decision(info, new)
             out.decision = decision
             if old is None or old.pending != new.pending:
-                prompt = format_names(event_prompt(new, lang), names)
+                prompt = format_names(event_prompt(new, lang), names, lang)
                 if decision.user_id is not None and not is_computer(decision.user_id):
                     out.direct.append(
                         Direct(decision.user_id, "choice",
@@ -321,9 +321,9 @@ class ServiceCore:
         if user is None or is_computer(user):
             return
         if new.pending is not None and new.pending.seat == now_seat:
-            text = say("turn.ping_choice", lang, name=names[now_seat])
+            text = say("turn.ping_choice", lang)
         else:
-            text = say("turn.ping", lang, name=names[now_seat], round=new.round)
+            text = say("turn.ping", lang, round=new.round)
         out.pings.append(Ping(user, text))
         if new.pending is None:
             out.direct.append(
@@ -337,10 +337,12 @@ class ServiceCore:
         d = state.pending
         return DecisionInfo(
             game_id=info.game_id, version=info.version, seat=d.seat, user_id=info.user_of(d.seat),
-            prompt=format_names(event_prompt(state, info.settings.language), names),
+            prompt=format_names(event_prompt(state, info.settings.language), names,
+                                info.settings.language),
             # a button's label reads no markdown: the names as they are
             options=tuple(format_names(choice_label(o, info.settings.language),
-                                       info.plain_names) for o in d.options),
+                                       info.plain_names, info.settings.language)
+                          for o in d.options),
             default=d.default,
         )
 

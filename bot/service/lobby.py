@@ -222,7 +222,9 @@ class LobbyMixin(MovesMixin):
         await self._schedule(tx, info, state, now)
         sealed = await seal_game(tx, game, state, now)  # the deck's commitment (fair play)
         names = info.names
-        order_text = ", ".join(shown_name(s.name) for s in new_seats)
+        # the order of play, from the first player on (R8): "Cid, Ann, Bob. Cid plays first."
+        order_text = ", ".join(names[(state.turn + i) % len(new_seats)]
+                               for i in range(len(new_seats)))
         text = (f"{intro + ' ' if intro else ''}"
                 + say("lobby.begins", settings.language, order=order_text,
                       name=names[state.turn])

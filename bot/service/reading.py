@@ -223,20 +223,22 @@ class ReadingMixin(MovesMixin):
             raise _rename(exc, info.names) from None
         return info, engine.public_view(after), info.names, events
 
-    async def my_games(self, user_id: int) -> Outcome:
-        """Every live game the user sits in, on any server: where, whose turn, a link."""
+    async def my_games(self, user_id: int, *, plain: bool = False) -> Outcome:
+        """Every live game the user sits in, on any server: where, whose turn, a link.
+        ``plain``: for a front end without Discord's markup (the terminal): the game's number
+        instead of a channel mention and a link, and no bold."""
         async with self.storage.read() as q:
             rows = [(g, await q.seats(g.id)) for g in await q.games_of_user(user_id)]
         lines = []
         for game, seats in rows[:25]:
+            where = (tell("mygames.game", id=game.id) if plain else
+                     f"<#{game.channel_id}> {channel_link(game.guild_id, game.channel_id)}")
             try:
                 info = self._info(game, seats)
             except DamagedGame:  # one damaged game never hides the others
-                link = channel_link(game.guild_id, game.channel_id)
-                lines.append(f"- <#{game.channel_id}> {link}: " + tell("mygames.damaged"))
+                lines.append(f"- {where}: " + tell("mygames.damaged"))
                 continue
-            what = self._game_line(game, info, user_id)
-            lines.append(f"- <#{game.channel_id}> {info.link}: {what}")
+            lines.append(f"- {where}: {self._game_line(game, info, user_id, plain)}")
         if not lines:
             text = tell("mygames.none")
         else:
@@ -245,7 +247,7 @@ class ReadingMixin(MovesMixin):
                 text += "\n" + tell("mygames.more", count=len(rows) - 25)
         return Outcome(game=None, reply=Reply(text))
 
-    def _game_line(self, game: GameRow, info: GameInfo, user_id: int) -> str:
+    def _game_line(self, game: GameRow, info: GameInfo, user_id: int, plain: bool) -> str:
         if game.status == GameStatus.LOBBY:
             return tell("mygames.lobby", count=len(info.seats))
         try:
@@ -258,6 +260,7 @@ class ReadingMixin(MovesMixin):
         choice = state.pending is not None
         if info.user_of(seat) == user_id:
             who = tell("mygames.your_choice" if choice else "mygames.your_turn")
+            who = who if plain else f"**{who}**"
         else:
             who = tell("mygames.their_choice" if choice else "mygames.their_turn",
                        name=info.names.get(seat, "?"))

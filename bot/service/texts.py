@@ -14,6 +14,7 @@ from engine import (
     GameState,
 )
 from engine.state import Choice
+from engine.words import elide
 
 from .. import i18n
 
@@ -65,9 +66,12 @@ def shown_name(name: str) -> str:
 _SEAT_TOKEN = re.compile(r"\{P(\d+)\}")
 
 
-def format_names(text: str, names: dict[int, str]) -> str:
+def format_names(text: str, names: dict[int, str], lang: str | None = None) -> str:
     """Replace the engine's seat tokens (``{P0}``, ``{P1}`` …) with names in one pass, so that
-    a name that itself looks like a token (a player called ``{P1}``) stays as it is."""
+    a name that itself looks like a token (a player called ``{P1}``) stays as it is. In
+    French, "de {P0}" becomes "d'Ann" before a name that begins with a vowel."""
+    text = elide(text, lambda token: names.get(int(token[1:])) if token[:1] == "P"
+                 and token[1:].isdigit() else None, i18n.language(lang))
     return _SEAT_TOKEN.sub(lambda m: names.get(int(m[1]), m[0]), text)
 
 
@@ -125,24 +129,29 @@ def cards_text(cards: Sequence[engine.Family], lang: str | None = None) -> str:
 
 
 def allowance_text(state: GameState, seat: int, lang: str | None = None) -> str:
-    """What each adventurer of ``seat`` may still pay this turn (R14), e.g. "adventurer 1 on
-    Might: 2 more cards, adventurer 2 on Faith: 1 more card" (and the total where it binds)."""
+    """What ``seat`` may still pay this turn on each board where an adventurer stands (R14),
+    e.g. "Might: 2 cards left, Faith: 1 card left"; both adventurers on one board say it once,
+    with what they may pay there together; "at most N in all" where the total binds."""
     p = state.players[seat]
-    parts = []
-    for i, age in enumerate(p.adventurers):
-        n = engine.adventurer_left(p, i)
-        parts.append(counted("hand.allowance", n, lang, number=i + 1, age=age_name(age, lang)))
-    text = ", ".join(parts)
-    if len(set(p.adventurers)) == 1:  # both on one board: the pair pays together
-        n = engine.allowance(p, p.adventurers[0])
-        text += say("hand.allowance_pair", lang, count=n, age=age_name(p.adventurers[0], lang))
+    per_board = {age: engine.allowance(p, age) for age in p.adventurers}
+    text = ", ".join(counted("hand.allowance", n, lang, age=age_name(age, lang))
+                     for age, n in per_board.items())
+    total = 2 * len(p.adventurers) - sum(p.used) - p.shared  # R14: 2 cards per adventurer
+    if sum(per_board.values()) > total:
+        text += say("hand.allowance_total", lang, count=max(total, 0))
     return text
+
+
+def count_text(what: str, count: int, lang: str | None = None) -> str:
+    """"1 Ecu", "2 Ecus", "1 card", "3 cubes" in ``lang``."""
+    return counted(f"count.{what}", count, lang)
 
 
 def hand_text(state: GameState, seat: int, lang: str | None = None) -> str:
     p = state.players[seat]
     where = say("hand.and", lang).join(age_name(a, lang) for a in p.adventurers)
-    text = say("hand.hand", lang, cards=cards_text(p.hand, lang), ecus=p.ecus, cubes=p.cubes,
+    text = say("hand.hand", lang, cards=cards_text(p.hand, lang),
+               ecus=count_text("ecus", p.ecus, lang), cubes=count_text("cubes", p.cubes, lang),
                where=where)
     if state.turn == seat and not state.over:
         text += say("hand.this_turn", lang, allowance=allowance_text(state, seat, lang))
@@ -164,8 +173,10 @@ def status_text(state: GameState, names: dict[int, str], status: str,
     for p in state.players:
         mark = "▶ " if p.seat == state.turn and not state.over else "  "
         where = "/".join(age_name(a, lang) for a in p.adventurers)
-        lines.append(mark + say("status.player", lang, name=names.get(p.seat, "?"), ecus=p.ecus,
-                                cards=len(p.hand), cubes=p.cubes, where=where))
+        lines.append(mark + say("status.player", lang, name=names.get(p.seat, "?"),
+                                ecus=count_text("ecus", p.ecus, lang),
+                                cards=count_text("cards", len(p.hand), lang),
+                                cubes=count_text("cubes", p.cubes, lang), where=where))
         if p.seat == state.turn and not state.over:
             lines.append(say("status.this_turn", lang,
                              allowance=allowance_text(state, p.seat, lang)))
@@ -173,7 +184,7 @@ def status_text(state: GameState, names: dict[int, str], status: str,
         lines.append(say("status.holdem", lang, cards=cards_text(state.reserve, lang)))
     if state.pending is not None:
         who = names.get(state.pending.seat, "?")
-        prompt = format_names(event_prompt(state, lang), names)
+        prompt = format_names(event_prompt(state, lang), names, lang)
         lines.append(say("status.waiting", lang, name=who, prompt=prompt))
     if state.over:
         winners = say("hand.and", lang).join(names.get(s, "?") for s in state.winners)
@@ -213,14 +224,14 @@ def refusal_sentence(error: EngineError, lang: str | None) -> str:
 def events_text(events: Sequence[Event], names: dict[int, str], lang: str | None = None) -> str:
     lines = []
     for ev in events:
-        lines.append(format_names(event_sentence(ev, lang), names))
-        lines.extend("  " + format_names(b, names) for b in breakdown_sentences(ev, lang))
+        lines.append(format_names(event_sentence(ev, lang), names, lang))
+        lines.extend("  " + format_names(b, names, lang) for b in breakdown_sentences(ev, lang))
     return "\n".join(lines)
 
 
 def _rename(exc: EngineError, names: dict[int, str]) -> EngineError:
     """The engine's refusal for the author of the command: in his language, and with names
     where the engine writes seats (``{P0}``)."""
-    exc.message = format_names(refusal_sentence(exc, i18n.reader()), names)
+    exc.message = format_names(refusal_sentence(exc, i18n.reader()), names, i18n.reader())
     exc.args = (exc.message,)
     return exc

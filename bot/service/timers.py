@@ -225,7 +225,7 @@ class TimersMixin(MovesMixin):
         assert me is not None
         if state.pending is not None and state.pending.seat == seat:
             waiting = say("timers.waits_choice", lang,
-                          prompt=format_names(event_prompt(state, lang), names))
+                          prompt=format_names(event_prompt(state, lang), names, lang))
         else:
             waiting = say("timers.waits_turn", lang, round=state.round)
         lines = [
@@ -260,7 +260,8 @@ class TimersMixin(MovesMixin):
         lines = []
         for m in moves:
             events = events_of(m.events, lang)
-            text = " ".join(format_names(event_sentence(e, lang), info.names) for e in events)
+            text = " ".join(format_names(event_sentence(e, lang), info.names, lang)
+                            for e in events)
             lines.append("- " + (text[:180] + "…" if len(text) > 180 else text))
         if len(lines) > limit:
             lines = ["- … " + say("timers.earlier", lang, count=len(lines) - limit),
