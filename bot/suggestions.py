@@ -12,6 +12,7 @@ import engine
 from engine import Age, BuildingType
 
 from . import i18n
+from .surcharge import Surcharge, at_square, terrain_words
 
 BOARD_AGES = (Age.MIGHT, Age.FAITH)  # R40
 
@@ -21,11 +22,15 @@ def localized(key: str, english: str, locale: str | None) -> str:
     return i18n.lookup(key, locale) or english
 
 
-def _cost(family: engine.Family, base: int, extra: int, locale: str | None) -> str:
+def _cost(family: engine.Family, base: int, terrain: Surcharge, locale: str | None) -> str:
+    """The cards of the family ("military" times 2), then the terrain
+    surcharge (R18) and what pays it."""
     fam = i18n.text(f"families.{family.value}", locale)
     text = i18n.text("suggest.cards", locale, family=fam, count=base)
-    if extra:
-        text += i18n.text("suggest.extra", locale, count=extra)
+    if terrain.total:
+        form = "one" if terrain.total == 1 else "other"
+        text += i18n.text(f"suggest.extra.{form}", locale,
+                          terrain=terrain_words(terrain, locale))
     return text
 
 
@@ -52,6 +57,7 @@ def square_suggestions(state: engine.GameState, seat: int, command: str, param: 
     still empty stands for everything it allows: no age yet gives the squares of both ages,
     each labelled with its age, interleaved so that both show among Discord's 25."""
     per_age: dict[Age, list[tuple[str, str]]] = {}
+    players = state.options.players
 
     def add(age: Age, square: str, what: str) -> None:
         name = localized(f"choices.age.{age.label.lower()}", age.label, locale)
@@ -69,8 +75,9 @@ def square_suggestions(state: engine.GameState, seat: int, command: str, param: 
             for btype in [wanted] if wanted else list(BuildingType):
                 family = engine.BUILDINGS[btype].family
                 for o in engine.construct_options(state, seat, age, btype):
+                    terrain = at_square(btype, o.square, players)
                     add(age, o.square, f"{btype_name(btype)}, "
-                                       f"{_cost(family, o.cards - o.extra, o.extra, locale)}")
+                                       f"{_cost(family, o.cards - o.extra, terrain, locale)}")
     elif command == "upgrade":
         to = _building_of(filled.get("to"))
         square = (filled.get("square") or "").strip().upper()
@@ -79,7 +86,8 @@ def square_suggestions(state: engine.GameState, seat: int, command: str, param: 
                 if to is not None and target is not to:
                     continue
                 family = engine.BUILDINGS[target].family
-                cost = _cost(family, o.cards - o.extra, o.extra, locale)
+                terrain = at_square(target, o.square, players)
+                cost = _cost(family, o.cards - o.extra, terrain, locale)
                 if param == "square":
                     add(age, sq, f"→ {btype_name(target)}, {cost}")
                 elif not square or sq == square:

@@ -1,11 +1,26 @@
 """The commands both front ends share: the table (``table.py``: every command, its parameters
-and its handler), the parsers of parameter values (``params.py``), the handlers
-(``handlers.py``) and typed lines (``lines.py``). Import from here."""
+and its handler; ``spec.py``: what an entry holds), the parsers of parameter values
+(``params.py``) and the words they read in three languages (``words.py``), the handlers
+(``handlers.py``), the help (``helptext.py``) and typed lines (``lines.py``). Import from
+here."""
 
 from __future__ import annotations
 
 from .handlers import Context
-from .lines import Parsed, execute, format_line, parse_args, parse_line, run_line, to_action
+from .helptext import buildings_text, command_help, topic_choices
+from .lines import (
+    MissingArgs,
+    Parsed,
+    action_line,
+    command_of,
+    execute,
+    format_line,
+    local_name,
+    parse_args,
+    parse_line,
+    run_line,
+    to_action,
+)
 from .params import (
     EXCERPT,
     HELP_TOPICS,
@@ -19,14 +34,13 @@ from .params import (
     format_value,
     parse_cards,
 )
+from .spec import CommandSpec, Group
 from .table import (
     ALIASES,
     COMMANDS,
     GROUPS,
     HELP_GROUPS,
     RULES_SUMMARY,
-    CommandSpec,
-    Group,
     command_label,
     help_text,
     rules_text,
@@ -44,22 +58,29 @@ __all__ = [
     "CommandSpec",
     "Context",
     "Group",
+    "MissingArgs",
     "OutOfRange",
     "Param",
     "ParamKind",
     "Parsed",
     "UserRef",
+    "action_line",
+    "buildings_text",
+    "command_help",
     "command_label",
+    "command_of",
     "convert",
     "excerpt",
     "execute",
     "format_line",
     "format_value",
     "help_text",
+    "local_name",
     "parse_args",
     "parse_cards",
     "parse_line",
     "rules_text",
     "run_line",
     "to_action",
+    "topic_choices",
 ]

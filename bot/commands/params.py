@@ -15,11 +15,12 @@ from engine import Age, BuildingType, Family
 
 from .. import i18n
 from ..service import BOT_LEVELS, LANGUAGES
+from . import words
 
 ParamKind = Literal["building", "square", "age", "cards", "int", "flag", "number", "topic", "hours",
                     "user", "language", "level", "seat"]
 
-HELP_TOPICS = ("commands", "rules")
+HELP_TOPICS = words.TOPICS  # and every command's name
 MAX_SNOWFLAKE = 2**63  # Discord ids are 64-bit; SQLite integers are signed 64-bit
 EXCERPT = 40  # characters of what the user typed that a refusal may repeat
 
@@ -42,7 +43,6 @@ class UserRef:
 KIND_CHOICES: dict[str, Callable[[], tuple[str, ...]]] = {
     "building": lambda: tuple(b.value for b in BuildingType),
     "age": lambda: tuple(a.label.lower() for a in Age),
-    "topic": lambda: HELP_TOPICS,
     "language": lambda: LANGUAGES,
     "level": lambda: BOT_LEVELS,
 }
@@ -90,12 +90,12 @@ def parse_cards(text: str) -> tuple[Family, ...]:
     raw = text.strip().lower()
     if not raw or raw in ("-", "none"):
         return ()
-    words = [w for w in raw.replace(",", " ").split() if w]
+    names = [w for w in raw.replace(",", " ").split() if w]
     out: list[Family] = []
-    for w in words:
-        fam = next((f for f in Family if f.value == w), None)
-        if fam is not None:
-            out.append(fam)
+    for w in names:
+        code = words.read_word("family", w, prefix=False)  # "military", "civile", "Zivil"
+        if code is not None:
+            out.append(Family(code))
             continue
         for ch in w:
             if ch not in LETTERS:
@@ -105,14 +105,12 @@ def parse_cards(text: str) -> tuple[Family, ...]:
 
 
 def _building(param: Param, t: str, text: str) -> BuildingType:
-    key = t.lower()
-    hits = [b for b in BuildingType if b.value == key] or [
-        b for b in BuildingType if b.value.startswith(key)
-    ]
-    if len(hits) != 1 or not key:
-        names = ", ".join(b.value for b in BuildingType)
+    """A building in any language, or a unique beginning of its name (``wat``, ``donj``)."""
+    code = words.read_word("building", t)
+    if code is None:
+        names = ", ".join(words.local_words("building", i18n.reader()))
         raise ValueError(i18n.private("parse.building", value=excerpt(text), names=names))
-    return hits[0]
+    return BuildingType(code)
 
 
 def _square(param: Param, t: str, text: str) -> str:
@@ -126,11 +124,11 @@ def _square(param: Param, t: str, text: str) -> str:
 
 
 def _age(param: Param, t: str, text: str) -> Age:
-    key = t.lower()
-    for age in Age:
-        if key and not key.isdigit() and age.label.lower().startswith(key):
-            return age
-    raise ValueError(i18n.private("parse.age", value=excerpt(text)))
+    """An age in any language, or a beginning of its name (``f``, ``puis``)."""
+    code = None if t.isdigit() else words.read_word("age", t)
+    if code is None:
+        raise ValueError(i18n.private("parse.age", value=excerpt(text)))
+    return Age[code.upper()]
 
 
 def _int(param: Param, t: str, text: str) -> int:
@@ -177,16 +175,25 @@ def _user(param: Param, t: str, text: str) -> UserRef:
 
 
 def _one_of(key: str, names: tuple[str, ...]) -> Callable[[Param, str, str], str]:
-    """A parser for a closed word list (refusal ``parse.<key>`` lists the words)."""
+    """A parser for a closed word list, in any language (refusal ``parse.<key>`` lists the
+    words in the reader's)."""
 
     def parse(param: Param, t: str, text: str) -> str:
-        word = t.lower()
-        if word not in names:
-            raise ValueError(i18n.private(f"parse.{key}", value=excerpt(text),
-                                          names=", ".join(names)))
+        word = words.read_word(key, t, prefix=False)
+        if word is None or word not in names:
+            shown = ", ".join(words.local_words(key, i18n.reader(), names))
+            raise ValueError(i18n.private(f"parse.{key}", value=excerpt(text), names=shown))
         return word
 
     return parse
+
+
+def _topic(param: Param, t: str, text: str) -> str:
+    """A help topic: one word (``rules``, ``buildings``, a command's name, in any language),
+    which the help command reads (and refuses, listing the topics, when it knows none)."""
+    if not t or len(t) > EXCERPT or len(t.split()) > 1:
+        raise ValueError(i18n.private("parse.topic_word", value=excerpt(text)))
+    return t
 
 
 def _seat(param: Param, t: str, text: str) -> str:
@@ -196,12 +203,11 @@ def _seat(param: Param, t: str, text: str) -> str:
 
 
 def _flag(param: Param, t: str, text: str) -> bool:
-    key = t.lower()
-    if key in ("yes", "true", "on", "1", param.name):
-        return True
-    if key in ("no", "false", "off", "0"):
-        return False
-    raise ValueError(i18n.private("parse.flag", name=_option_name(param), value=excerpt(text)))
+    value = words.read_flag(t, param.name)
+    if value is None:
+        raise ValueError(i18n.private("parse.flag", name=_option_name(param),
+                                      value=excerpt(text)))
+    return value
 
 
 PARSERS: dict[str, Callable[[Param, str, str], Any]] = {
@@ -214,7 +220,7 @@ PARSERS: dict[str, Callable[[Param, str, str], Any]] = {
     "hours": _number,
     "user": _user,
     "language": _one_of("language", LANGUAGES),
-    "topic": _one_of("topic", HELP_TOPICS),
+    "topic": _topic,
     "level": _one_of("level", BOT_LEVELS),
     "seat": _seat,
     "flag": _flag,

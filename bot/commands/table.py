@@ -12,59 +12,20 @@ order; ``parent``, the Discord group; ``guild_only``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Literal
-
 from .. import i18n
 from ..service import GameService, Outcome, Reply
 from . import handlers as h
-from .handlers import ActionOf, Args, Context, Handler, play
+from . import helptext
+from .handlers import Args, Context
 from .params import Param
-
-Group = Literal["lobby", "turn", "info", "self", "admin"]
-
-
-@dataclass(frozen=True)
-class CommandSpec:
-    name: str
-    description: str
-    group: Group
-    params: tuple[Param, ...] = ()
-    usage: str = ""
-    keywords: tuple[str, ...] = field(default=())  # params usually given by name ("at B3")
-    form: tuple[str, ...] = ()  # Discord's order of the options, when not the typed order
-    parent: str | None = None  # the Discord group ("game": /game pause)
-    guild_only: bool = True  # False: also in a direct message with the bot
-    run: Handler | None = None  # what the command does (a turn command: ``action``, played)
-    action: ActionOf | None = None  # a turn command: the engine action it stands for
-
-    @property
-    def handler(self) -> Handler:
-        if self.run is not None:
-            return self.run
-        assert self.action is not None, f"/{self.name} has neither a handler nor an action"
-        return play(self.action)
-
-    @property
-    def form_params(self) -> tuple[Param, ...]:
-        """The parameters in the order Discord asks them (required ones first, as Discord
-        demands)."""
-        if not self.form:
-            return self.params
-        by_name = {p.name: p for p in self.params}
-        return tuple(by_name[n] for n in self.form)
-
-    @property
-    def path(self) -> str:
-        """How Discord spells it: ``pause`` or, in a group, ``game pause``."""
-        return f"{self.parent} {self.name}" if self.parent else self.name
+from .spec import CommandSpec
 
 
 async def help_command(service: GameService, ctx: Context, args: Args) -> Outcome:
-    """/help: the command reference, or with ``rules`` the rules in short."""
-    rules = args.get("topic") == "rules"
-    return Outcome(game=None, reply=Reply(rules_text(ctx.locale) if rules
-                                          else help_text(ctx.locale)))
+    """/help: the command reference; with a topic, the rules in short, the buildings, or one
+    command's options (``helptext.topic_text``)."""
+    return Outcome(game=None, reply=Reply(
+        helptext.topic_text(args.get("topic"), COMMANDS, ALIASES, ctx.locale)))
 
 
 _CARDS = "as letters: m military, r religious, c civil (e.g. mmr)"
@@ -157,9 +118,11 @@ COMMANDS: dict[str, CommandSpec] = {
         CommandSpec("history", "The last moves of the game", "info", (
             Param("count", "int", "How many moves (default 15)", False, 1, 100),
         ), "/history", run=h.history),
-        CommandSpec("help", "The commands, or a summary of the rules (/help rules)", "info", (
-            Param("topic", "topic", "commands (default) or rules", False),
-        ), "/help rules", guild_only=False, run=help_command),
+        CommandSpec("help", "The commands; /help rules, /help buildings, /help build …",
+                    "info", (
+            Param("topic", "topic", "rules, buildings, or a command's name (default: every "
+                  "command)", False),
+        ), "/help buildings", guild_only=False, run=help_command),
         CommandSpec("mygames", "Your games on every server: whose turn, and links", "info", (),
                     "/mygames", guild_only=False, run=h.mygames),
         CommandSpec("leaderboard", "This server's best rated players, with their games",
@@ -223,14 +186,8 @@ ALIASES = {"construct": "build", "endturn": "end", "pass": "end", "swap": "holde
 
 
 RULES_SUMMARY = i18n.text("help.rules")  # bot/locales/en.toml; French and German beside it
-
-
-def rules_text(locale: str | None = None) -> str:
-    """/help rules: the rules in short, in the language of ``locale`` (English by default)."""
-    return i18n.lookup("help.rules", locale) or RULES_SUMMARY
-
-
-HELP_GROUPS = ("lobby", "turn", "info", "self", "admin")
+HELP_GROUPS = helptext.HELP_GROUPS
+rules_text = helptext.rules_text
 
 
 def command_label(spec: CommandSpec, locale: str | None = None) -> str:
@@ -243,20 +200,5 @@ def command_label(spec: CommandSpec, locale: str | None = None) -> str:
 
 
 def help_text(locale: str | None = None) -> str:
-    """The command reference, in the language of ``locale`` (a Discord locale; English by
-    default). English shows the typed examples; French and German show the command names a
-    Discord client in that language shows (``/construire``), with their descriptions."""
-    english = i18n.language(locale) == i18n.DEFAULT
-    lines = [i18n.text("help.intro", locale)]
-    for group in HELP_GROUPS:
-        lines.append(i18n.text(f"help.groups.{group}", locale))
-        for spec in COMMANDS.values():
-            if spec.group != group:
-                continue
-            left = spec.usage if english and spec.usage else command_label(spec, locale)
-            description = (spec.description if english else i18n.lookup(
-                f"commands.{spec.name}.description", locale) or spec.description)
-            lines.append(f"  {left:34} {description}")
-    lines.append(i18n.text("help.languages", locale))
-    lines.append(i18n.text("help.cards", locale))
-    return "\n".join(lines)
+    """The command reference in the language of ``locale`` (``helptext.help_text``)."""
+    return helptext.help_text(COMMANDS, locale)

@@ -36,6 +36,7 @@ from ..commands import (
     convert,
     execute,
     format_line,
+    topic_choices,
 )
 from ..service import LANGUAGE_NAMES
 from ..suggestions import cards_suggestions, square_suggestions
@@ -210,6 +211,16 @@ class SuggestingTransformer(ParamTransformer):
         return suggestions(pairs, str(value))
 
 
+class TopicTransformer(ParamTransformer):
+    """/help's topic: the fixed topics and every command's name, offered in the reader's
+    language (more than Discord's 25 fixed choices, so autocompleted)."""
+
+    async def autocomplete(  # type: ignore[override]
+        self, interaction: discord.Interaction[Any], value: str
+    ) -> list[app_commands.Choice[str]]:
+        return suggestions(topic_choices(COMMANDS, interaction.locale.value), str(value))
+
+
 # --- suggestions -------------------------------------------------------------------------------
 
 
@@ -231,6 +242,8 @@ def transformer(bot: Host, spec: CommandSpec, param: Param) -> ParamTransformer:
         return SuggestingTransformer(bot, spec, param, square_suggestions)
     if param.kind == "cards":
         return SuggestingTransformer(bot, spec, param, cards_suggestions)
+    if param.kind == "topic":
+        return TopicTransformer(spec, param)
     return ParamTransformer(spec, param)
 
 

@@ -24,13 +24,14 @@ from engine import (
     StaleState,
 )
 
+from .. import i18n, surcharge
 from ..storage.api import GameRow, MoveRow, PendingMoveRow, Queries, Tx
 from .core import shape_problems
 from .errors import NoGameHere, PermissionDenied, UndoRefused, damaged
 from .fairplay import finish_game, note_deal
 from .model import DRAW_KINDS, GameStatus, MoveKind, events_of, is_computer
 from .outbox import outboxed
-from .results import GameInfo, Image, Outcome, Post
+from .results import GameInfo, Image, Outcome, Post, Reply
 from .schedule import ScheduleMixin
 from .states import BrokenEntry, effective_moves
 from .texts import (
@@ -45,6 +46,19 @@ from .texts import (
 
 # BrokenEntry, effective_moves and replay live in states.py (the outbox reads states back
 # with them)
+
+
+def refusal(exc: EngineError, names: dict[int, str], state: GameState,
+            action: Action) -> EngineError:
+    """The engine's refusal for the author of the command (``_rename``: his language, names);
+    a refusal for cards says the terrain surcharge of the footprint beside it (R18)."""
+    exc = _rename(exc, names)
+    if exc.key in surcharge.PAYMENT_REFUSALS:
+        note = surcharge.refusal_note(surcharge.refused(state, action), i18n.reader())
+        if note:
+            exc.message += note
+            exc.args = (exc.message,)
+    return exc
 
 
 async def next_entry(q: Queries, game_id: int, version: int) -> int:
@@ -73,6 +87,19 @@ def from_checkpoint(game: GameRow, moves: Sequence[MoveRow]) -> GameState:
 def _held_refusal(state: str | None) -> str:
     """Why a preview cannot be confirmed or cancelled (already done, or gone)."""
     return tell(f"preview.{state}" if state in ("confirmed", "cancelled") else "preview.gone")
+
+
+def _surcharge_words(before: GameState, seat: int, user_id: int | None, action: Action,
+                     events: Sequence[Event], lang: str) -> tuple[str, str]:
+    """What a construct or upgrade's terrain surcharge (R18) cost, for everyone ("Terrain
+    surcharge (R18) +1: forest, paid with 1 civil (c).") and, when the engine chose the cards
+    of a person, for him in his language (which cards, and how to name others)."""
+    p = surcharge.paid(before, seat, action, events)
+    if p is None:
+        return "", ""
+    person = user_id is not None and not is_computer(user_id)
+    note = surcharge.default_note(p, i18n.reader()) if person else ""
+    return surcharge.paid_sentence(p, lang), note
 
 
 def _choose(option: int) -> Choose:
@@ -203,7 +230,7 @@ class MovesMixin(ScheduleMixin):
         try:
             new, events = engine.apply(state, seat, action)
         except EngineError as exc:
-            raise _rename(exc, names) from None
+            raise refusal(exc, names, state, action) from None
         seq = await next_entry(tx, game_id, version)
         state_json = new.model_dump_json()
         self._trust(game_id, state_json)
@@ -247,12 +274,15 @@ class MovesMixin(ScheduleMixin):
         events: list[Event] = []
         texts: list[str] = [intro] if intro else []
         actor = -1
+        note = ""  # for the player: which cards a surcharge took, and how to name others
         if first is not None:
             actor, user_id, action = first
             new, evs, version = await self._record(tx, game.id, version, new, actor, user_id,
                                                    action, names, now)
             events += evs
             texts.append(events_text(evs, names, lang))
+            said, note = _surcharge_words(state, actor, user_id, action, evs, lang)
+            texts.append(said)
         removed = {s.seat for s in info.seats if s.removed}
         told: set[int] = set()
         for _ in range(500):  # a seat's turn is a few actions; the bound only guards bugs
@@ -278,6 +308,8 @@ class MovesMixin(ScheduleMixin):
         info = replace(info, version=version, status=GameStatus.OVER if new.over else info.status)
         await self._schedule(tx, info, new, now)
         out = self._after_move(info, state, new, events, actor, "\n".join(t for t in texts if t))
+        if note:
+            out.reply = Reply(note)
         if new.over:  # the end-of-game picture: where every player's Ecus came from
             try:
                 live: list[MoveRow] | None = effective_moves(await tx.moves(game.id))

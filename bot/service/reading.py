@@ -24,11 +24,10 @@ from .model import (
     TimerKind,
     events_of,
 )
-from .moves import MovesMixin
+from .moves import MovesMixin, refusal
 from .results import GameInfo, HistoryEntry, Image, Outcome, Reply
 from .states import BrokenEntry, effective_moves, replay
 from .texts import (
-    _rename,
     cards_text,
     channel_link,
     events_text,
@@ -220,7 +219,7 @@ class ReadingMixin(MovesMixin):
         try:
             after, events = engine.preview(state, seat, action)
         except EngineError as exc:
-            raise _rename(exc, info.names) from None
+            raise refusal(exc, info.names, state, action) from None
         return info, engine.public_view(after), info.names, events
 
     async def my_games(self, user_id: int, *, plain: bool = False) -> Outcome:

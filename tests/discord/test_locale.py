@@ -102,7 +102,8 @@ def test_every_english_sentence_is_translated() -> None:
     same = {"cards.list", "suggest.cards_label", "suggest.label", "suggest.cards",
             "image.hand_alt", "compare.title", "choices.language.en", "choices.language.fr",
             "choices.language.de", "options.option", "options.holdem", "timers.warning_here",
-            "community.hours", "count.cubes.other", "count.cubes.one"}
+            "community.hours", "count.cubes.other", "count.cubes.one", "help.option",
+            "surcharge.terrain"}
     source = english()
     for lang in TRANSLATED:
         cat = i18n.catalogue(lang)

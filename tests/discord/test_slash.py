@@ -92,7 +92,7 @@ async def test_the_synced_commands_are_the_command_table(
                 assert opt["description"] == p.description
                 assert bool(opt.get("required")) is p.required
                 assert [c["value"] for c in opt.get("choices") or []] == list(p.choices)
-                assert bool(opt.get("autocomplete")) is (p.kind in ("square", "cards"))
+                assert bool(opt.get("autocomplete")) is (p.kind in ("square", "cards", "topic"))
                 if p.kind in ("int", "number", "hours"):
                     assert (opt.get("min_value"), opt.get("max_value")) == (
                         p.minimum, p.maximum)

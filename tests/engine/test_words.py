@@ -40,8 +40,8 @@ from engine import (
     new_game,
 )
 from engine.actions import Action, Choose
-from engine.events import format_text
 from engine.board import square_name
+from engine.events import format_text
 from engine.random_player import random_action, seeking_action
 from engine.state import Decision
 from engine.words import LANGS, catalogue, phrase, word
