@@ -1,8 +1,10 @@
 """``python -m bot``: the Discord bot (needs DISCORD_TOKEN), or ``--local`` for a terminal game.
 
 Whatever stops the start (a bad setting, a data folder it cannot write, a refused token, no
-route to Discord) is said in one sentence on stderr, with a non-zero exit status: 2 for
-something to fix in the settings, 1 for a network failure worth retrying.
+route to Discord, a Python without the bot's dependencies) is said in one sentence on stderr,
+with a non-zero exit status: 2 for something to fix, 1 for a network failure worth retrying.
+This module imports only the standard library at its top, so that a missing dependency is
+that sentence and not a traceback.
 """
 
 from __future__ import annotations
@@ -12,7 +14,12 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-LOCAL_FLAGS = ("players", "names", "holdem", "seed", "new", "random", "images", "bots", "level")
+LOCAL_FLAGS = ("players", "names", "holdem", "seed", "new", "random", "images", "bots", "level",
+               "lang")
+OUR_PACKAGES = ("bot", "engine", "render", "ai")
+MISSING = ("Khronos cannot start: the package {name} is missing from this Python ({python}); "
+           "run `make local` (or `make run` for Discord), which installs what the bot needs "
+           "into .venv and starts it from there.")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -40,6 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="N of the seats are computer players (docs/ai.md)")
     local.add_argument("--level", default=None, choices=("easy", "normal"),
                        help="the computers' level (default normal)")
+    local.add_argument("--lang", default=None, choices=("en", "fr", "de"),
+                       help="the game's language: prompts, replies, help, typed words and "
+                       "pictures (default: LANG for a new game; a saved game keeps its own)")
     local.add_argument("--images", default=None,
                        help="folder for the board images (default ./local-games)")
     record = parser.add_argument_group("a game's record (the file of /game export)")
@@ -59,6 +69,17 @@ def _count(text: str) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except ModuleNotFoundError as exc:  # a Python without the pinned dependencies
+        name = exc.name or "?"
+        if name.split(".")[0] in OUR_PACKAGES:
+            raise
+        print(MISSING.format(name=name, python=sys.executable), file=sys.stderr)
+        return 2
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.verify is not None or args.replay is not None:
@@ -70,10 +91,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error(f"{', '.join(given)} {verb} for a terminal game only: add --local")
     names = args.names.split(",") if args.names is not None else None
     if args.local:
-        from .terminal.app import LocalError, seat_names
+        from .terminal.app import LocalError, seat_names, terminal_language
 
+        lang = terminal_language(args.lang)
         try:
-            seat_names(args.players, names)
+            seat_names(args.players, names, lang)
         except LocalError as exc:
             parser.error(str(exc))
 
@@ -106,6 +128,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             bots=args.bots or 0,
             bot_level=args.level or "normal",
             bot_budget=settings.computer_budget,
+            lang=lang,
         )
     if args.data_dir is not None:
         settings = settings.model_copy(update={"data_dir": data_dir})

@@ -139,14 +139,17 @@ def paid_sentence(p: Paid, lang: str | None) -> str:
                      cards=_cards(p.cards, lang))
 
 
-def default_note(p: Paid, lang: str | None) -> str:
+def default_note(p: Paid, lang: str | None, *, previewed: bool = False) -> str:
     """For the player, when the engine chose the cards: which ones, why, and how to name
-    others (``pay``); empty when he named them or his hand had no other way to pay."""
+    others (``pay``): after the move (/undo, then again), or in its preview (cancel, then
+    again); empty when he named them or his hand had no other way to pay."""
     if p.named or not p.others:
         return ""
     pay = i18n.lookup("options.pay", lang) or "pay"
     ways = i18n.text("surcharge.or", lang).join(f"{pay} {_letters(o)}" for o in p.others[:3])
-    return i18n.text("surcharge.default", lang, cards=_cards(p.cards, lang), ways=ways)
+    key = "surcharge.will_take" if previewed else "surcharge.default"
+    return i18n.text(key, lang, cards=_cards(p.cards, lang), ways=ways,
+                     terrain=terrain_words(p.surcharge, lang))
 
 
 def refusal_note(surcharge: Surcharge, lang: str | None) -> str:

@@ -192,6 +192,43 @@ def parse_args(spec: CommandSpec, tokens: list[str]) -> dict[str, Any]:
     return args
 
 
+def read_partial(spec: CommandSpec, tokens: list[str]) -> dict[str, Any]:
+    """The arguments ``tokens`` give so far, leaving out the words that cannot be read (what
+    Tab completion needs to know of a line still being typed)."""
+    by_name = {p.name: p for p in spec.params}
+    free = list(spec.params)
+    args: dict[str, Any] = {}
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        key, sep, value = tok.partition(":") if ":" in tok else tok.partition("=")
+        named = words.read_option(key, by_name) if sep else None
+        keyword = words.read_option(tok, spec.keywords) if not sep else None
+        try:
+            if named is not None:
+                args[named] = convert(by_name[named], value)
+            elif keyword is not None and i + 1 < len(tokens):
+                named = keyword
+                args[keyword] = convert(by_name[keyword], tokens[i + 1])
+                i += 1
+            elif keyword is None and free:
+                _place(tok, free, args)
+        except ValueError:
+            pass
+        free = [p for p in free if p.name not in args and p.name != named]
+        i += 1
+    return args
+
+
+def completion_order(spec: CommandSpec) -> list[Param]:
+    """The order in which Tab offers a command's parameters: the required ones, squares last
+    (a square depends on the building and the age), then the optional ones."""
+    required = [p for p in spec.params if p.required]
+    return ([p for p in required if p.kind != "square"] + [p for p in required
+                                                             if p.kind == "square"]
+            + [p for p in spec.params if not p.required])
+
+
 def format_line(name: str, args: dict[str, Any]) -> str:
     """The typed line of a command with these converted ``args``: ``parse_line`` reads it back
     as the same arguments (a Confirm button carries it)."""

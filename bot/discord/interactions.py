@@ -20,8 +20,8 @@ from discord import app_commands
 from engine import EngineError
 
 from .. import i18n
-from ..commands import Context, parse_line, to_action
-from ..service import DamagedGame, Image, Outcome, events_text
+from ..commands import Context, parse_line, preview_of
+from ..service import DamagedGame, Outcome
 from ..service.outbox import Delivery, reply_delivery
 from .buttons import CancelButton, ConfirmButton, decision_view
 from .host import Host
@@ -30,10 +30,6 @@ from .slash import OptionRefused
 from .transport import channel_of
 
 log = logging.getLogger("khronos.discord")
-
-# events that make a construct or upgrade worth a preview (R23-R37)
-PREVIEW_KINDS = {"rippled", "not_rippled", "removed", "junction", "junction_power", "downsized",
-                 "decision", "hamlet_cube", "copy_kept"}
 
 Call = Callable[[Context], Awaitable[Outcome]]
 
@@ -109,20 +105,16 @@ async def _preview(bot: Host, interaction: discord.Interaction[Any], ctx: Contex
     """Show what a construct or upgrade will set off, with Confirm and Cancel (R23-R37).
     Returns False when the move has no consequence beyond its own squares."""
     parsed = parse_line(line)
-    action = to_action(parsed.name, parsed.args)
-    info, view, names, events = await bot.service.preview(ctx.channel_id, ctx.user_id, action)
-    if not any(e.kind in PREVIEW_KINDS for e in events):
+    seen = await preview_of(bot.service, ctx, parsed.name, parsed.args)
+    if seen is None:
         return False
-    key = await bot.service.hold_preview(info.game_id, info.version, ctx.user_id, action)
-    words = events_text(events, names, ctx.locale)
-    # a private answer: the picture too in the reader's language
-    image = Image(kind="move", view=view, names=info.plain_names, events=tuple(events),
-                  lang=i18n.language(ctx.locale))
+    key = await bot.service.hold_preview(seen.info.game_id, seen.info.version, ctx.user_id,
+                                         seen.action)
     buttons = discord.ui.View(timeout=None)
     buttons.add_item(ConfirmButton(key, ctx.locale))
     buttons.add_item(CancelButton(key, ctx.locale))
-    await send(interaction.followup, i18n.text("app.preview", ctx.locale) + "\n" + words,
-               file=await to_file(image, bot.renderer), view=buttons, ephemeral=True,
+    await send(interaction.followup, i18n.text("app.preview", ctx.locale) + "\n" + seen.text,
+               file=await to_file(seen.image, bot.renderer), view=buttons, ephemeral=True,
                allowed_mentions=NO_PINGS)
     return True
 

@@ -28,6 +28,7 @@ from .. import i18n
 from ..commands import (
     COMMANDS,
     GROUPS,
+    PREVIEWED,
     CommandSpec,
     Param,
     ParamKind,
@@ -57,7 +58,6 @@ OPTION_TYPES: dict[ParamKind, AppCommandOptionType] = {
     "level": AppCommandOptionType.string,
     "seat": AppCommandOptionType.string,
 }
-PREVIEWED = ("build", "upgrade")  # shown with Confirm and Cancel when they ripple (R23-R37)
 
 
 # --- catalogue keys of what Discord shows -----------------------------------------------------

@@ -13,6 +13,7 @@ seed comes from the game and its step, so it finds the same move again.
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import engine
@@ -161,9 +162,13 @@ class ComputersMixin(LobbyMixin, TimersMixin):
             action = self._fallback(plan.view)
         return await self._computer_move(timer_id, plan, action)
 
-    async def play_computers(self, game_id: int, limit: int = 500) -> list[Outcome]:
+    async def play_computers(
+        self, game_id: int, limit: int = 500,
+        each: Callable[[Outcome], Awaitable[None]] | None = None,
+    ) -> list[Outcome]:
         """Play every computer action now while a computer must act (the terminal, which has
-        no dispatcher); returns their outcomes."""
+        no dispatcher); returns their outcomes. ``each`` is awaited with every outcome as soon
+        as its move is stored (before the next computer thinks)."""
         outs: list[Outcome] = []
         for _ in range(limit):
             async with self.storage.read() as q:
@@ -175,6 +180,8 @@ class ComputersMixin(LobbyMixin, TimersMixin):
             out = await self.fire_timer(timers[0].id)
             if out is not None:
                 outs.append(out)
+                if each is not None:
+                    await each(out)
         return outs
 
     @staticmethod

@@ -192,6 +192,35 @@ class ReadingMixin(MovesMixin):
         return Outcome(game=info, reply=Reply(title(info.names) + "\n" + tell("compare.sides"),
                                               image), events=list(events))
 
+    async def since_last_move(self, channel_id: int, user_id: int) -> Outcome | None:
+        """What the other players did since the user's last entry in the log (the start, if
+        he has none): each move in words, and the boards before and after them all, changes
+        outlined. None when nobody moved since. For him alone, in his language."""
+        async with self.storage.read() as q:
+            game = await self._game(q, channel_id)
+            seats = await q.seats(game.id)
+            moves = await q.moves(game.id)
+        info = self._info(game, seats)
+        seat = self._seat(info, user_id)
+        last = max((m.seq for m in moves if m.seat == seat), default=0)
+        later = [m for m in moves if m.seq > last]
+        if game.status == GameStatus.LOBBY or not later:
+            return None
+        options = engine.Options(players=len(seats), holdem=info.settings.holdem)
+        try:
+            before, after, events = await asyncio.to_thread(
+                _replay_since, options, game.seed, effective_moves(moves), last)
+        except (EngineError, ValidationError, ValueError) as exc:
+            raise DamagedGame(tell("refusal.damaged")) from exc
+        lang = i18n.reader()
+        lines = [tell("since.title")]
+        for m in later:
+            text = events_text(events_of(m.events, lang), info.names, lang)
+            lines.append(f"#{m.seq} " + text.replace("\n", " "))
+        image = Image("compare", after, info.names, events, tell("since.title"),
+                      before=before, lang=i18n.language(lang))
+        return Outcome(game=info, reply=Reply("\n".join(lines), image), events=events)
+
     async def replayed_state(self, channel_id: int) -> GameState:
         """The state the move log and seed give (for checks and tests)."""
         async with self.storage.read() as q:
@@ -235,9 +264,10 @@ class ReadingMixin(MovesMixin):
             try:
                 info = self._info(game, seats)
             except DamagedGame:  # one damaged game never hides the others
-                lines.append(f"- {where}: " + tell("mygames.damaged"))
+                lines.append(tell("mygames.entry", where=where, what=tell("mygames.damaged")))
                 continue
-            lines.append(f"- {where}: {self._game_line(game, info, user_id, plain)}")
+            lines.append(tell("mygames.entry", where=where,
+                              what=self._game_line(game, info, user_id, plain)))
         if not lines:
             text = tell("mygames.none")
         else:
@@ -279,3 +309,19 @@ def _replay_to(options: engine.Options, seed: int, live: Sequence[MoveRow],
         before, _ = engine.apply(before, m.seat, engine.parse_action(m.action))
     after, events = engine.apply(before, target.seat, engine.parse_action(target.action))
     return before, after, events
+
+
+def _replay_since(options: engine.Options, seed: int, live: Sequence[MoveRow],
+                  last: int) -> tuple[GameState, GameState, list[Event]]:
+    """The state after log entry ``last`` (the start for 0), the state now, and the events of
+    the moves in between."""
+    state = engine.new_game(options, seed)
+    before = state
+    events: list[Event] = []
+    for m in live:
+        state, evs = engine.apply(state, m.seat, engine.parse_action(m.action))
+        if m.seq <= last:
+            before = state
+        else:
+            events += evs
+    return before, state, events

@@ -57,7 +57,8 @@ def test_a_scripted_terminal_game(tmp_path: Path) -> None:
     assert code == 0
     assert "Round 1 of 7" in text
     assert "takes back" in text
-    assert "Refused [R8]" in text  # Bob tried to end Ann's turn
+    # Bob tried to end Ann's turn: refused, naming the rule once
+    assert "Refused: It is not your turn: it is Ann's turn (R8).\n" in text
     assert "(random) plays" in text
     assert text.count("Stopped. The game is saved") == 1
     info = saved(tmp_path)
