@@ -46,3 +46,24 @@ def test_the_rules_page_says_what_rules_md_says() -> None:
     ours = rules_part((ROOT / "docs" / "rules.md").read_text())
     assert ours == rules_part(SHARED_RULES.read_text()), (
         "docs/rules.md differs from ../shared/RULES.md: copy its sections again")
+
+
+def test_the_readme_tells_what_the_product_has() -> None:
+    """Every setting the bot reads is in the README's table, every command in its list, and
+    the terminal's flags for computers and language are told (issue of a newcomer: they were
+    only in --help and .env.example)."""
+    from bot.commands import COMMANDS
+    from bot.settings import Settings
+
+    readme = (ROOT / "README.md").read_text()
+    table = readme[readme.index("### Settings"):readme.index("## Commands")]
+    for field in Settings.model_fields.values():
+        if field.alias:
+            assert f"| `{field.alias}` |" in table, field.alias
+    commands = readme[readme.index("## Commands"):]
+    for spec in COMMANDS.values():
+        assert f"`/{spec.path}" in commands or f", `/{spec.path}`" in commands, spec.path
+    assert "`/game settings [reminder] [deadline] [language]`" in commands
+    for flag in ("--bots", "--level", "--lang"):
+        assert flag in readme, flag
+    assert "`/travel faith 1`" in readme  # the terminal's order of words

@@ -182,8 +182,8 @@ def parse_args(spec: CommandSpec, tokens: list[str]) -> dict[str, Any]:
                 raise ValueError(i18n.private("parse.too_many", value=excerpt(tok)))
             _place(tok, free, args)
     except ValueError as exc:
-        raise MalformedAction(f"{command_label(spec, i18n.reader())}: {exc}."
-                              f"{_usage(spec)}") from None
+        raise MalformedAction(i18n.private("parse.refused", command=command_label(
+            spec, i18n.reader())[1:], error=exc) + _usage(spec)) from None
     missing = [p.name for p in spec.params if p.required and p.name not in args]
     if missing:
         shown = ", ".join(words.option_word(m, i18n.reader()) for m in missing)

@@ -210,6 +210,7 @@ class LocalGame:
                         default = self.screen.text("default") if i - 1 == \
                             dm.decision.default else ""
                         self.screen.put("option", number=i, label=label, default=default)
+                    self.screen.put("numbered", path=self.images.folder / "latest.png")
         for ping in outcome.pings:
             self.screen.say(f"@{self.users.get(ping.user_id, ping.user_id)} {ping.text}")
 

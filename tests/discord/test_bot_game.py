@@ -396,3 +396,32 @@ async def test_help_in_discord_is_complete_and_private(fake_discord: FakeDiscord
         msg = await ia.wait_message(timeout=10)
         assert msg.content == rules_text() and "R21" in msg.content and msg.ephemeral
         assert parts
+
+
+async def test_help_on_the_buildings_and_on_a_command_in_discord(fake_discord: FakeDiscord,
+                                                                 tmp_path: Path) -> None:
+    """/help buildings and /help build, as the terminal has them; the topic is offered by
+    autocomplete in the player's language (every command is a topic: more than 25 choices)."""
+    from bot.commands import COMMANDS, buildings_text, command_help
+
+    fake = fake_discord
+    guild = fake.add_guild()
+    ch = fake.add_channel(guild, "khronos")
+    alice = fake.add_user("alice")
+    zoe = fake.add_user("zoe", locale="fr")
+    async with fake.running(make_bot(fake, tmp_path, guild.id)):
+        ia = await fake.slash(alice, ch, "help", options={"topic": "buildings"})
+        msg = await ia.wait_message(timeout=10)
+        assert msg.content == buildings_text() and "Keep        2\u00d72" in msg.content
+        ia = await fake.slash(alice, ch, "help", options={"topic": "build"})
+        msg = await ia.wait_message(timeout=10)
+        assert msg.content == command_help(COMMANDS["build"]) and msg.ephemeral
+        ia = await fake.slash(alice, ch, "help", options={"topic": "fly"})
+        msg = await ia.wait_message(timeout=10)
+        assert "'fly' is not a help topic" in msg.content
+        offered = await fake.autocomplete(zoe, ch, "help", focused="topic",
+                                          options={"topic": "b\u00e2"})
+        assert {"name": "b\u00e2timents", "value": "buildings"} in offered
+        offered = await fake.autocomplete(zoe, ch, "help", focused="topic",
+                                          options={"topic": "constr"})
+        assert offered[0] == {"name": "construire", "value": "build"}

@@ -103,7 +103,7 @@ def test_every_english_sentence_is_translated() -> None:
             "image.hand_alt", "compare.title", "choices.language.en", "choices.language.fr",
             "choices.language.de", "options.option", "options.holdem", "timers.warning_here",
             "community.hours", "count.cubes.other", "count.cubes.one", "help.option",
-            "surcharge.terrain", "mygames.entry"}
+            "surcharge.terrain", "mygames.entry", "parse.refused"}
     source = english()
     for lang in TRANSLATED:
         cat = i18n.catalogue(lang)

@@ -1,0 +1,124 @@
+"""What a newcomer reads from the service, whatever the front end: the seat order from the
+first player, a turn ping that leaves the name to the mention, the terrain surcharge (R18)
+said with its terrain and, for the player whose cards the engine chose, how to choose others,
+French élision, and what changed since a player's last move."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import engine
+from bot import i18n
+from bot.service import GameService
+from engine import Age, BuildingType, Construct, MalformedAction
+from engine.builder import position
+
+from .conftest import started_game
+
+
+async def _prepared(service: GameService, channel: int, state: engine.GameState) -> int:
+    """A started 3-player game whose stored state is ``state``; the user of seat 0."""
+    await started_game(service, channel, players=3)
+    info, _ = await service.snapshot(channel)
+    async with service.storage.write() as tx:
+        game = await tx.game(info.game_id)
+        assert game is not None
+        text = state.model_dump_json()
+        await tx.update_game(game.id, game.version, now=0.0, state=text, checkpoint=text,
+                             checkpoint_seq=await tx.last_seq(game.id))
+    user = info.user_of(0)
+    assert user is not None
+    return user
+
+
+def _keep_position() -> engine.GameState:
+    """Seat 0, both adventurers on Might, hand mmrc: a Keep at G8 costs 2 military + 1 card for
+    its forest (R18); at F1 it costs 2 military, no surcharge."""
+    return position(3, hands={0: "mmrc"}, adventurers={0: [Age.MIGHT, Age.MIGHT]})
+
+
+async def test_the_seat_order_starts_with_the_first_player(service: GameService) -> None:
+    for channel in (81, 82, 83):
+        out = await started_game(service, channel, players=3, seed=channel)
+        said = re.search(r"Seat order: (\w+), (\w+), (\w+)\. (\w+) plays first\.",
+                         out.public[-1].text)
+        assert said is not None and said[1] == said[4], out.public[-1].text
+        info, state = await service.snapshot(channel)
+        assert [said[1], said[2], said[3]] == [
+            info.names[(state.turn + i) % 3] for i in range(3)]
+
+
+async def test_the_turn_ping_leaves_the_name_to_its_mention(service: GameService) -> None:
+    out = await started_game(service, 84, players=2)
+    assert [p.text for p in out.pings] == ["it is your turn (round 1 of 7)."]
+
+
+async def test_r18_a_surcharge_is_said_with_its_terrain_and_how_to_pay_it_otherwise(
+        service: GameService) -> None:
+    user = await _prepared(service, 85, _keep_position())
+    keep = Construct(age=Age.MIGHT, building=BuildingType.KEEP, square="G8")
+    out = await service.act(85, user, keep)
+    post = out.public[0].text
+    assert "Terrain surcharge (R18) +1: forest, paid with 1 religious (r)." in post
+    assert out.reply is not None  # for him alone: the cards the engine chose, and the others
+    assert out.reply.text.startswith("The terrain surcharge took 1 religious (r)")
+    assert out.reply.text.endswith("/undo, then the same move with pay c.")
+
+
+async def test_r18_no_surcharge_no_sentence(service: GameService) -> None:
+    user = await _prepared(service, 86, _keep_position())
+    out = await service.act(86, user, Construct(age=Age.MIGHT, building=BuildingType.KEEP,
+                                                square="F1"))
+    assert "surcharge" not in out.public[0].text and out.reply is None
+
+
+async def test_r18_a_refusal_for_cards_says_the_terrain_in_the_readers_language(
+        service: GameService) -> None:
+    user = await _prepared(service, 87, position(
+        3, hands={0: "mm"}, adventurers={0: [Age.MIGHT, Age.MIGHT]}))
+    keep = Construct(age=Age.MIGHT, building=BuildingType.KEEP, square="G8")
+    with i18n.reading("fr"), pytest.raises(engine.EngineError) as refused:
+        await service.act(87, user, keep)
+    assert refused.value.message.endswith(
+        "Cet emplacement coûte +1 : forêt (R18), en cartes de n'importe quelle famille ; "
+        "payer les désigne (payer mr).")
+    with pytest.raises(MalformedAction) as named:
+        await service.act(87, user, keep.model_copy(update={"surcharge": ()}))
+    assert "named 0. This footprint costs +1: forest (R18)" in named.value.message
+
+
+async def test_french_elides_before_a_name_with_a_vowel(service: GameService) -> None:
+    await started_game(service, 88, players=2, seed=5)
+    info, state = await service.snapshot(88)
+    out = await service.update_settings(88, info.creator_id, language="fr", is_admin=True)
+    assert out.public
+    status = await service.status(88)
+    assert status.reply is not None
+    first = info.names[state.turn]
+    expected = (f"au tour d'{first}." if first[0] in "AEIOU" else f"au tour de {first}.")
+    assert expected in status.reply.text
+    assert i18n.text("status.round", "fr", round=1, name="Ann") == (
+        "Manche 1 sur 7 : au tour d'Ann.")
+    assert i18n.text("status.round", "fr", round=1, name="Bob") == (
+        "Manche 1 sur 7 : au tour de Bob.")
+
+
+async def test_what_changed_since_a_players_last_move(service: GameService) -> None:
+    await started_game(service, 89, players=2, seed=5)
+    info, state = await service.snapshot(89)
+    me = info.user_of(state.turn)
+    other = info.user_of(1 - state.turn)
+    assert me is not None and other is not None
+    assert await service.since_last_move(89, other) is None  # no move yet
+    await service.act(89, me, engine.Travel(to=Age.FAITH))
+    await service.act(89, me, engine.EndTurn())
+    assert await service.since_last_move(89, me) is None  # nobody moved after me
+    out = await service.since_last_move(89, other)
+    assert out is not None and out.reply is not None and out.reply.image is not None
+    lines = out.reply.text.splitlines()
+    assert lines[0] == "Since your last move:"
+    assert lines[1].startswith("#1 ") and "travels from Might to Faith" in lines[1]
+    assert lines[2].startswith("#2 ") and "ends the turn" in lines[2]
+    assert out.reply.image.kind == "compare"
