@@ -122,3 +122,29 @@ async def test_what_changed_since_a_players_last_move(service: GameService) -> N
     assert lines[1].startswith("#1 ") and "travels from Might to Faith" in lines[1]
     assert lines[2].startswith("#2 ") and "ends the turn" in lines[2]
     assert out.reply.image.kind == "compare"
+
+
+async def test_r29_the_preview_says_the_paradox_and_its_picture_never_hides_it(
+        service: GameService) -> None:
+    """The preview both front ends show: the erased Watchtower in words, and in the caption of
+    its picture, never counted among "+N more changes" (render.text.is_loss)."""
+    from bot.commands import Context, preview_of
+    from bot.images import names_list
+    from render.images import move_layout
+
+    user = await _prepared(service, 90, position(
+        3, faith="Watchtower G8 0", hands={0: "mmrc"}, adventurers={0: [Age.MIGHT, Age.MIGHT]}))
+    seen = await preview_of(service, Context(90, user, "Ann"), "build", {
+        "building": BuildingType.KEEP, "square": "G8", "age": Age.MIGHT})
+    assert seen is not None
+    erased = "Watchtower at G8 on Faith is erased by the time shadow of the Keep"
+    assert erased in seen.text
+    assert "+1: forest: it will take 1 religious (r)" in seen.text
+    view = seen.image.view
+    assert isinstance(view, engine.PublicView)
+    caption = " ".join(move_layout(view, names_list(seen.image.names),
+                                   list(seen.image.events)).caption.action)
+    assert erased.replace(" by the time shadow of the Keep", "") in caption
+    info, state = await service.snapshot(90)
+    assert state.players[0].hand == [engine.Family.MILITARY] * 2 + [
+        engine.Family.RELIGIOUS, engine.Family.CIVIL]  # a preview plays nothing
