@@ -93,9 +93,9 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.local:
         from .terminal.app import LocalError, seat_names, terminal_language
 
-        lang = terminal_language(args.lang)
+        default_lang = terminal_language()  # LANG: a new game's language without --lang
         try:
-            seat_names(args.players, names, lang)
+            seat_names(args.players, names, args.lang or default_lang)
         except LocalError as exc:
             parser.error(str(exc))
 
@@ -128,7 +128,8 @@ def _main(argv: Sequence[str] | None) -> int:
             bots=args.bots or 0,
             bot_level=args.level or "normal",
             bot_budget=settings.computer_budget,
-            lang=lang,
+            lang=args.lang,
+            default_lang=default_lang,
         )
     if args.data_dir is not None:
         settings = settings.model_copy(update={"data_dir": data_dir})

@@ -52,12 +52,10 @@ __all__ = ["LOCAL_CHANNEL", "MAX_RANDOM", "NAMES", "LocalError", "LocalGame", "l
            "run_local", "seat_names", "terminal_language"]
 
 
-def terminal_language(asked: str | None, environ: Mapping[str, str] | None = None) -> str | None:
-    """The language asked for: ``--lang``, else the environment's (``LC_ALL``, ``LC_MESSAGES``,
-    ``LANG``: ``fr_FR.UTF-8`` is French) when it is French or German; None for English or
-    anything else (a saved game keeps its own language then)."""
-    if asked is not None:
-        return i18n.language(asked)
+def terminal_language(environ: Mapping[str, str] | None = None) -> str | None:
+    """The environment's language (``LC_ALL``, ``LC_MESSAGES``, ``LANG``, the first one set:
+    ``fr_FR.UTF-8`` is French) when it is French or German; None for English or anything
+    else."""
     env = os.environ if environ is None else environ
     value = next((env[v] for v in LANG_VARIABLES if env.get(v)), "")
     lang = i18n.language(value)
@@ -97,22 +95,25 @@ def run_local(
     bot_level: str = "normal",
     bot_budget: float = 0.8,
     lang: str | None = None,
+    default_lang: str | None = None,
 ) -> int:
     """Play in the terminal until the game ends, the input ends, ``/quit`` or Ctrl-C.
 
     ``players``, ``names``, ``holdem`` and ``seed`` shape a new game; None means "not given"
     (a saved game then resumes; given, they refuse to resume it unless ``new``). ``lines``
     reads a line for a prompt (default: the terminal). ``bots`` of the ``players`` seats are
-    computers of ``bot_level`` (docs/ai.md); they play at once after each command. ``lang``:
-    the language a new game speaks, and a saved one takes (None: English for a new game, its
-    own for a saved one). The game is kept in the SQLite file of ``data_dir``, or in PostgreSQL
-    at ``database_url``. Returns the exit status: 0, or 2 with a one-sentence refusal on
-    ``out`` when the flags cannot be used (nothing is changed then)."""
+    computers of ``bot_level`` (docs/ai.md); they play at once after each command. ``lang``
+    (``--lang``): the language a new game speaks, and a saved one takes; ``default_lang`` (the
+    environment's ``LANG``): a new game's language when ``lang`` is None (a saved game keeps
+    its own; English when neither is given). The game is kept in the SQLite file of
+    ``data_dir``, or in PostgreSQL at ``database_url``. Returns the exit status: 0, or 2 with
+    a one-sentence refusal on ``out`` when the flags cannot be used (nothing is changed
+    then)."""
     out = out or sys.stdout
-    screen = Screen(out, lang or i18n.DEFAULT)
+    screen = Screen(out, lang or default_lang or i18n.DEFAULT)
     try:
-        chosen = (seat_names(players, names, lang) if not bots
-                  else people_names(players, names, bots, lang))
+        chosen = (seat_names(players, names, screen.lang) if not bots
+                  else people_names(players, names, bots, screen.lang))
         check_level(bot_level)
     except (LocalError, MalformedAction) as exc:
         screen.say(str(exc))

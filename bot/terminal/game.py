@@ -124,13 +124,14 @@ class LocalGame:
         self.users = {s.user_id: s.name for s in info.seats}
         self.images.use_game(info.game_id)
         self.screen.lang = info.settings.language
+        if self.lang_asked is not None:
+            self.screen.lang = self.lang_asked
+        self.screen.put("resuming", id=info.game_id,
+                        names=", ".join(s.name for s in info.seats))
         with self.reading():
             if self.lang_asked is not None and self.lang_asked != info.settings.language:
-                self.screen.lang = self.lang_asked
                 await self.show(await self.service.update_settings(
                     LOCAL_CHANNEL, info.creator_id, language=self.lang_asked, is_admin=True))
-            self.screen.put("resuming", id=info.game_id,
-                             names=", ".join(s.name for s in info.seats))
             if info.status == "lobby":
                 await self.show(await self.service.start(LOCAL_CHANNEL, info.creator_id,
                                                          is_admin=True))

@@ -17,7 +17,7 @@ import pytest
 
 import engine
 from bot.storage.sqlite import SqliteStorage
-from bot.terminal.app import run_local
+from bot.terminal.app import run_local, terminal_language
 from engine import Age
 from engine.builder import position
 from render.marks import choice_marks
@@ -288,6 +288,27 @@ def test_lang_of_the_environment_chooses_a_new_games_language(tmp_path: Path) ->
     assert "La partie commence. Ordre des joueurs" in result.stdout
     assert "Khronos en bref" in result.stdout
     assert "Arrêt. La partie est enregistrée" in result.stdout
+    env["LANG"] = "de_DE.UTF-8"  # a saved game keeps its language; --lang changes it
+    again = subprocess.run(
+        [sys.executable, "-m", "bot", "--local", "--data-dir", str(tmp_path / "data"),
+         "--images", str(tmp_path / "img")],
+        check=False, cwd=ROOT, input="", capture_output=True, text=True, env=env, timeout=120)
+    assert "Reprise de la partie n° 1" in again.stdout
+    german = subprocess.run(
+        [sys.executable, "-m", "bot", "--local", "--lang", "de", "--data-dir",
+         str(tmp_path / "data"), "--images", str(tmp_path / "img")],
+        check=False, cwd=ROOT, input="", capture_output=True, text=True, env=env, timeout=120)
+    assert "Partie Nr. 1 wird fortgesetzt" in german.stdout
+    assert "Bilder in Deutsch" in german.stdout or "Deutsch" in german.stdout
+
+
+@pytest.mark.parametrize(("environ", "lang"), [
+    ({"LANG": "fr_FR.UTF-8"}, "fr"), ({"LC_ALL": "de_AT.UTF-8", "LANG": "fr_FR"}, "de"),
+    ({"LANG": "C.UTF-8"}, None), ({"LANG": "es_ES.UTF-8"}, None), ({}, None),
+    ({"LC_ALL": "", "LANG": "de_DE"}, "de"),
+])
+def test_the_environments_language(environ: dict[str, str], lang: str | None) -> None:
+    assert terminal_language(environ) == lang
 
 
 # --- 8. the wording ---------------------------------------------------------------------------
