@@ -181,7 +181,8 @@ def _one_of(key: str, names: tuple[str, ...]) -> Callable[[Param, str, str], str
     def parse(param: Param, t: str, text: str) -> str:
         word = words.read_word(key, t, prefix=False)
         if word is None or word not in names:
-            shown = ", ".join(words.local_words(key, i18n.reader(), names))
+            shown = ", ".join(names if key == "language" else  # typed as codes: fr, de
+                              words.local_words(key, i18n.reader(), names))
             raise ValueError(i18n.private(f"parse.{key}", value=excerpt(text), names=shown))
         return word
 

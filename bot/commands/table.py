@@ -2,7 +2,7 @@
 parameters in order, the Discord group it belongs to, and its handler (``handlers.py``): a
 new command is one entry here and one handler. Both front ends run commands from this table
 (``lines.execute``), and the Discord adapter builds its slash commands from it alone (names,
-descriptions, choices; ``bot/discord/slash.py``). ``help_text`` is the reference made from it.
+descriptions, choices; ``bot/discord/slash.py``); the help is made from it (``helptext.py``).
 
 Each parameter's kind says how its value is read (``params.PARSERS``) and which option type
 Discord shows; ``form`` is the order in which Discord asks the options (the order a player
