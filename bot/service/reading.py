@@ -208,16 +208,21 @@ class ReadingMixin(MovesMixin):
             return None
         options = engine.Options(players=len(seats), holdem=info.settings.holdem)
         try:
+            live = effective_moves(moves)
+        except BrokenEntry as exc:
+            raise damaged(game.id, "log", seq=exc.seq) from exc
+        try:  # off the event loop, as a whole game's replay may take ~100 ms
             before, after, events = await asyncio.to_thread(
-                _replay_since, options, game.seed, effective_moves(moves), last)
+                _replay_since, options, game.seed, live, last)
         except (EngineError, ValidationError, ValueError) as exc:
-            raise DamagedGame(tell("refusal.damaged")) from exc
+            raise damaged(game.id, "broken_log") from exc
         lang = i18n.reader()
         lines = [tell("since.title")]
         for m in later:
             text = events_text(events_of(m.events, lang), info.names, lang)
             lines.append(f"#{m.seq} " + text.replace("\n", " "))
-        image = Image("compare", after, info.names, events, tell("since.title"),
+        # drawn on the picture: the names as they are
+        image = Image("compare", after, info.plain_names, events, tell("since.title"),
                       before=before, lang=i18n.language(lang))
         return Outcome(game=info, reply=Reply("\n".join(lines), image), events=events)
 

@@ -65,9 +65,18 @@ def test_the_check_finds_a_command_that_does_not_exist() -> None:
         == []
 
 
+# the terminal's own words (``/as NAME /command``, ``/random``, ``/quit``), which its
+# sentences (``terminal.*``) may name besides the commands
+TERMINAL_WORDS = {"en": {"/as", "/command", "/random", "/quit"},
+                  "fr": {"/comme", "/commande", "/hasard", "/sortir"},
+                  "de": {"/als", "/befehl", "/zufall", "/beenden"}}
+
+
 @pytest.mark.parametrize("lang", ["en", "fr", "de"])
 def test_no_sentence_names_a_command_its_reader_does_not_have(lang: str) -> None:
-    found = {key: nowhere(text, lang) for key, text in sentences(lang).items()}
+    found = {key: [w for w in nowhere(text, lang)
+                   if not (key.startswith("terminal.") and w in TERMINAL_WORDS[lang])]
+             for key, text in sentences(lang).items()}
     assert {k: v for k, v in found.items() if v} == {}
     assert sum(1 for text in sentences(lang).values() if COMMAND_REF.search(text)) > 30
 

@@ -44,7 +44,8 @@ async def test_a_nickname_posing_as_a_mention_mentions_nobody(
         info = await bot.service.info(ch.id)
     messages = fake.channel_messages(ch) + fake.dms(bob) + fake.dms(mallory)
     texts = [m.content for m in messages]
-    assert sum(1 for t in texts if r"\<\@" in t) >= 5  # the name is in posts, pings, DMs
+    # the name is in posts and DMs (a turn ping names its player by the mention alone)
+    assert sum(1 for t in texts if r"\<\@" in t) >= 4
     for message in messages:
         assert carol.id not in message.mentioned_user_ids(), message.content
         assert not re.search(r"(?<!\\)\*\*boss", message.content), message.content
