@@ -89,17 +89,18 @@ def _held_refusal(state: str | None) -> str:
     return tell(f"preview.{state}" if state in ("confirmed", "cancelled") else "preview.gone")
 
 
-def _surcharge_words(before: GameState, seat: int, user_id: int | None, action: Action,
-                     events: Sequence[Event], lang: str) -> tuple[str, str]:
-    """What a construct or upgrade's terrain surcharge (R18) cost, for everyone ("Terrain
-    surcharge (R18) +1: forest, paid with 1 civil (c).") and, when the engine chose the cards
-    of a person, for him in his language (which cards, and how to name others)."""
+def _surcharge_words(texts: list[str], before: GameState, seat: int, user_id: int | None,
+                     action: Action, events: Sequence[Event], lang: str) -> str:
+    """What a construct or upgrade's terrain surcharge (R18) cost, added to ``texts`` for
+    everyone ("Terrain surcharge (R18) +1: forest, paid with 1 civil (c)."); returned, when the
+    engine chose the cards of a person, what to tell him in his language (which cards, and
+    how to name others)."""
     p = surcharge.paid(before, seat, action, events)
     if p is None:
-        return "", ""
+        return ""
+    texts.append(surcharge.paid_sentence(p, lang))
     person = user_id is not None and not is_computer(user_id)
-    note = surcharge.default_note(p, i18n.reader()) if person else ""
-    return surcharge.paid_sentence(p, lang), note
+    return surcharge.default_note(p, i18n.reader()) if person else ""
 
 
 def _choose(option: int) -> Choose:
@@ -273,16 +274,14 @@ class MovesMixin(ScheduleMixin):
         new = state
         events: list[Event] = []
         texts: list[str] = [intro] if intro else []
-        actor = -1
-        note = ""  # for the player: which cards a surcharge took, and how to name others
+        actor, note = -1, ""  # note: for the player, the cards a surcharge took (R18)
         if first is not None:
             actor, user_id, action = first
             new, evs, version = await self._record(tx, game.id, version, new, actor, user_id,
                                                    action, names, now)
             events += evs
             texts.append(events_text(evs, names, lang))
-            said, note = _surcharge_words(state, actor, user_id, action, evs, lang)
-            texts.append(said)
+            note = _surcharge_words(texts, state, actor, user_id, action, evs, lang)
         removed = {s.seat for s in info.seats if s.removed}
         told: set[int] = set()
         for _ in range(500):  # a seat's turn is a few actions; the bound only guards bugs
@@ -308,8 +307,7 @@ class MovesMixin(ScheduleMixin):
         info = replace(info, version=version, status=GameStatus.OVER if new.over else info.status)
         await self._schedule(tx, info, new, now)
         out = self._after_move(info, state, new, events, actor, "\n".join(t for t in texts if t))
-        if note:
-            out.reply = Reply(note)
+        out.reply = Reply(note) if note else out.reply
         if new.over:  # the end-of-game picture: where every player's Ecus came from
             try:
                 live: list[MoveRow] | None = effective_moves(await tx.moves(game.id))
