@@ -35,7 +35,9 @@ from engine import (
     Travel,
     Upgrade,
     apply,
+    dump_action,
     income,
+    parse_action,
     square_name,
 )
 
@@ -55,6 +57,9 @@ class CoachRefusal(ValueError):
     def __init__(self, sentence: Phrase) -> None:
         super().__init__(say(sentence))
         self.sentence = sentence
+
+    def __reduce__(self) -> tuple[type[CoachRefusal], tuple[Phrase]]:
+        return (CoachRefusal, (self.sentence,))  # back from a worker process whole
 
 
 @dataclass(frozen=True)
@@ -80,6 +85,36 @@ class Hint:
     income_round: int | None
     reason: Phrase
     waits_for: int | None = None
+
+
+def hint_data(hint: Hint) -> dict[str, Any]:
+    """``hint`` as plain JSON-safe data (to come back from a worker process)."""
+    return {
+        "actions": [dump_action(a) for a in hint.actions],
+        "steps": list(hint.steps),
+        "cards": [str(c) for c in hint.cards],
+        "ecus_paid": hint.ecus_paid,
+        "ecus_now": hint.ecus_now,
+        "income_next": hint.income_next,
+        "income_round": hint.income_round,
+        "reason": hint.reason,
+        "waits_for": hint.waits_for,
+    }
+
+
+def parse_hint(data: dict[str, Any]) -> Hint:
+    """The ``Hint`` that ``hint_data`` gave (raises on malformed data)."""
+    return Hint(
+        actions=tuple(parse_action(a) for a in data["actions"]),
+        steps=tuple(data["steps"]),
+        cards=tuple(Family(c) for c in data["cards"]),
+        ecus_paid=int(data["ecus_paid"]),
+        ecus_now=int(data["ecus_now"]),
+        income_next=int(data["income_next"]),
+        income_round=data["income_round"],
+        reason=data["reason"],
+        waits_for=data["waits_for"],
+    )
 
 
 def hints(

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 
-from ai import policy
+from ai import advise, policy
 from ai.coach import CoachRefusal, Hint, describe, hints, paying
 from ai.determinize import sample_state
 from ai.words import say
@@ -247,3 +248,16 @@ def test_every_hint_words_in_three_languages_within_discord_limits() -> None:
                     text = say(sentence, lang)
                     assert "{" not in text.replace("{P", ""), text
                     assert len(text) <= 300
+
+
+async def test_advise_in_a_worker_process_gives_the_hints_and_the_refusals() -> None:
+    """``advise`` runs the coach off the event loop, in a process as ``think`` does: the hints
+    come back whole, and a refusal comes back as a ``CoachRefusal`` with its sentence."""
+    state = turn_starts(2, 91, 5)[-1]
+    view = player_view(state, state.turn)
+    with ProcessPoolExecutor(max_workers=1) as pool:
+        found = await advise(view, "hard", BUDGET_S, 3, executor=pool)
+        assert found == hints(view, "hard", BUDGET_S, 3)
+        with pytest.raises(CoachRefusal) as refused:
+            await advise(player_view(state, 1 - state.turn), "hard", BUDGET_S, 3, executor=pool)
+    assert refused.value.sentence["key"] == "coach.refusal.not_your_turn"
