@@ -10,7 +10,7 @@ multi-player backup: every seat maximises its own evaluation, not the root's). P
 every seat plays its greedy turn, until the next income has been paid to every seat or a few
 turns have passed; the position is then scored by the evaluation, for every seat at once.
 
-The search is bounded by work units (``policy.Work``), not by the clock: the same view and seed
+The search is bounded by work units (``policy.WORK``), not by the clock: the same view and seed
 give the same move on any machine and under any load, so thinking again after a restart finds
 the same move. A wall-clock hard stop bounds a decision on a loaded machine (and only then can
 two runs differ).
@@ -32,8 +32,8 @@ from .policy import (
     CAREFUL,
     GAIN_EPSILON,
     TURN_STEPS,
+    WORK,
     Plan,
-    Work,
     _play,
     _position_key,
     _remember,
@@ -47,7 +47,9 @@ from .policy import (
 )
 
 # --- knobs (docs/ai.md) ----------------------------------------------------------------------
-UNITS_PER_S = 2500.0  # work units per second of budget (measured on the 2-core machine)
+# work units per second of budget, by the number of players (one core of the 2-core machine,
+# measured in CPU time by benchmarks/bench_hard.py: a unit costs more with more seats)
+UNITS_PER_S = {2: 4200.0, 3: 3100.0, 4: 2400.0, 5: 2200.0}
 PLAN_SHARE = 0.35  # part of the units for the beam search of the seat's own turn
 ROOT_BEAM = (6, 3, 2)  # the beam of that search (as normal's)
 ROOT_PLANS = 4  # whole-turn plans weighed at the root (distinct first actions first) + easy's
@@ -170,9 +172,10 @@ class Search:
         self.seat = view.seat
         self.seats = len(view.players)
         self.chooser = chooser
-        start = Work.units
-        self.plan_limit = start + budget_s * UNITS_PER_S * PLAN_SHARE
-        self.limit = start + budget_s * UNITS_PER_S
+        start = WORK.units
+        units = budget_s * UNITS_PER_S[self.seats]
+        self.plan_limit = start + units * PLAN_SHARE
+        self.limit = start + units
         wall = min(HARD_CAP_S, max(HARD_FLOOR_S, HARD_FACTOR * budget_s))
         self.stop_at = time.perf_counter() + wall
         self.income_round = _next_income_round(view.round)
@@ -186,10 +189,10 @@ class Search:
     # --- limits ---------------------------------------------------------------------------
 
     def planning_over(self) -> bool:
-        return Work.units >= self.plan_limit or time.perf_counter() > self.stop_at
+        return WORK.units >= self.plan_limit or time.perf_counter() > self.stop_at
 
     def out_of_work(self) -> bool:
-        return Work.units >= self.limit or time.perf_counter() > self.stop_at
+        return WORK.units >= self.limit or time.perf_counter() > self.stop_at
 
     def stopped(self) -> bool:
         return time.perf_counter() > self.stop_at

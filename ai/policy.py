@@ -9,6 +9,7 @@ surface (``construct_options``, ``upgrade_options``, ``check``, ``apply``, ``leg
 from __future__ import annotations
 
 import random
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -73,12 +74,21 @@ class Level(StrEnum):
     HARD = "hard"
 
 
-class Work:
+class _Work(threading.local):
     """The search's work, counted in units: one engine ``apply`` is one unit, one list of
     candidates ``CANDIDATE_UNITS``. Unlike the clock, the count is the same on any machine and
-    under any load, so a search bounded by it decides the same way every time (``hard``)."""
+    under any load, so a search bounded by it decides the same way every time (``hard``). One
+    count per thread: searches in two threads do not spend each other's units; the memory of
+    expansions of the search in progress (``_expand``) is per thread too."""
 
     units = 0.0
+    # The expansions of one search of the seat's own turn (``shortlist``): position -> its
+    # steps, unscored. Only while its own turn is searched on one sample: a step that ends the
+    # turn draws cards, which differ from one sample to another.
+    expanded: dict[str, list[tuple[list[Action], GameState]]] | None = None
+
+
+WORK = _Work()
 
 
 # When a search stops: a ``time.perf_counter()`` instant, a predicate, or never (None).
@@ -214,7 +224,7 @@ def candidates(state: GameState, seat: int, only: Age | None = None) -> list[Act
     payment is kept), and most construct squares: per board and building, the few that touch
     the most buildings and the cheapest one that touches none. With ``only``: the card actions
     on that board and the end of the turn (what a travel there is for)."""
-    Work.units += CANDIDATE_UNITS
+    WORK.units += CANDIDATE_UNITS
     if state.pending is not None:
         return [Choose(option=i) for i in range(len(state.pending.options))]
     player = state.players[seat]
@@ -281,23 +291,20 @@ def _resolve_choices(state: GameState) -> GameState:
 
 
 def _play(state: GameState, seat: int, action: Action) -> GameState:
-    Work.units += 1
+    WORK.units += 1
     new, _ = apply(state, seat, action, worded=False)  # the search never reads the events
     return _resolve_choices(new)
 
 
-# The expansions of one search of ``normal`` (``_expanding``): position -> its steps, unscored.
-# Only while its own turn is searched on one sample: a step that ends the turn draws cards,
-# which differ from one sample to another.
-_EXPANDED: dict[str, list[tuple[list[Action], GameState]]] | None = None
 _EXPAND_S = 0.0  # seconds per expansion in the last search (to foresee what a sample costs)
 
 
 def _expand(state: GameState, seat: int) -> list[tuple[list[Action], GameState]]:
     key = ""
-    if _EXPANDED is not None:
+    memory = WORK.expanded
+    if memory is not None:
         key = _position_key(state, seat)
-        found = _EXPANDED.get(key)
+        found = memory.get(key)
         if found is not None:
             return found
     out: list[tuple[list[Action], GameState]] = []
@@ -309,8 +316,8 @@ def _expand(state: GameState, seat: int) -> list[tuple[list[Action], GameState]]
                     out.append(([action, follow], _play(moved, seat, follow)))
             continue
         out.append(([action], _play(state, seat, action)))
-    if _EXPANDED is not None:
-        _EXPANDED[key] = out
+    if memory is not None:
+        memory[key] = out
     return out
 
 
@@ -560,16 +567,17 @@ def shortlist(
     search (distinct first actions first: that is what is decided now) and, always, the turn
     easy would play, so that the search can only add to what easy sees; only those within
     ``margin`` Ecus of the best at the end of the turn."""
-    global _EXPANDED, _EXPAND_S
-    _EXPANDED = {}  # the easy turn, the beam and its completions meet the same positions
+    global _EXPAND_S
+    memory: dict[str, list[tuple[list[Action], GameState]]] = {}
+    WORK.expanded = memory  # the easy turn, the beam and its completions meet the same positions
     began = time.perf_counter()
     try:
         after, actions = finish_turn(root, seat, stop_at=stop_at)
         easy_plan = Plan(actions, after, evaluate(after, seat, CAREFUL))
         plans = plan_turns(root, seat, BEAM, deadline, finish_by, stop_at)
-        _EXPAND_S = (time.perf_counter() - began) / max(1, len(_EXPANDED))
+        _EXPAND_S = (time.perf_counter() - began) / max(1, len(memory))
     finally:
-        _EXPANDED = None
+        WORK.expanded = None
     short: list[Plan] = []
     for plan in plans:
         if all(repr(p.actions[0]) != repr(plan.actions[0]) for p in short):

@@ -42,13 +42,13 @@ def test_the_budget_is_counted_in_work_units() -> None:
     """A search spends about its budget times ``UNITS_PER_S`` units (it may finish the iteration
     in progress), and a larger budget buys more iterations."""
     for state in turn_starts(2, 82, 12)[3:]:
-        start = policy.Work.units
+        start = policy.WORK.units
         small = _search(state, 0.1)
         if len(small.root.arms) > 1:  # a choice to weigh
             break
-    small_units = policy.Work.units - start
+    small_units = policy.WORK.units - start
     large = _search(state, 0.4)
-    assert small_units >= 0.1 * hard.UNITS_PER_S
+    assert small_units >= 0.1 * hard.UNITS_PER_S[2]
     assert small.iterations < large.iterations
 
 
@@ -120,3 +120,18 @@ def test_hard_is_a_level_for_the_worker() -> None:
     data = decide_json(player_view(state, state.turn).model_dump_json(), "hard", 0.05, 3)
     check(state, state.turn, parse_action(data))
     assert Level("hard") is Level.HARD
+
+
+def test_past_the_wall_clock_stop_it_still_plays_a_legal_move(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On a machine too loaded for its budget, the wall-clock stop ends the search early: no
+    iteration, the beam's first plans, and still a legal action."""
+    monkeypatch.setattr(hard, "HARD_CAP_S", 0.0)
+    monkeypatch.setattr(hard, "HARD_FLOOR_S", 0.0)
+    state = turn_starts(2, 87, 6)[-1]
+    search = _search(state, 5.0)
+    assert search.iterations == 0
+    policy.forget_plans()
+    action = choose_action(player_view(state, state.turn), "hard", 5.0, random.Random(1))
+    check(state, state.turn, action)
