@@ -1,7 +1,20 @@
-"""Computer players (docs/ai.md): ``choose_action(view, level, budget_s, chooser)``, and
-``think``, its asynchronous form that runs off the event loop."""
+"""Computer players and the coach (docs/ai.md): ``choose_action(view, level, budget_s, chooser)``
+and ``think``, its asynchronous form that runs off the event loop; ``hints`` (the coach behind
+``/hint``) and ``advise``, its asynchronous form; ``say`` words the coach's sentences."""
 
+from .coach import CoachRefusal, Hint, hints
 from .policy import Level, answer_choice, choose_action
-from .worker import think
+from .words import say
+from .worker import advise, think
 
-__all__ = ["Level", "answer_choice", "choose_action", "think"]
+__all__ = [
+    "CoachRefusal",
+    "Hint",
+    "Level",
+    "advise",
+    "answer_choice",
+    "choose_action",
+    "hints",
+    "say",
+    "think",
+]

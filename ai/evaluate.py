@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from engine import BUILDINGS, PRINTED_HAMLETS, Age, Family, GameState
-from engine.state import Board
+from engine.state import Board, Tile
 
 COLS = 20
 ROWS = 16
@@ -44,23 +44,20 @@ class _Domain:
     cubes: dict[int, int] = field(default_factory=dict)  # R49: seat -> cubes on civil buildings
 
 
-def domains(board: Board) -> list[_Domain]:
-    """The domains of one board (R19), with what income needs to know of each."""
+def domain_groups(board: Board) -> list[list[Tile | int]]:
+    """The domains of one board (R19): groups of buildings joined through shared sides, each
+    building a tile or, for a printed hamlet no tile covers, its square."""
     grid: dict[int, int] = {}
-    # each building: (family, value, owner, income value, cubes by seat)
-    items: list[tuple[Family, int, int | None, int, list[int]]] = []
+    items: list[Tile | int] = []
     for t in board.tiles:
-        spec = BUILDINGS[t.type]
         n = len(items)
-        for c in _cells(t.at, spec.size):
+        for c in _cells(t.at, BUILDINGS[t.type].size):
             grid[c] = n
-        worth = spec.ruin_value if t.ruin else spec.value
-        items.append((spec.family, spec.value, t.owner, worth, list(t.cubes)))
+        items.append(t)
     for sq in PRINTED_HAMLETS:
         if sq not in grid:
             grid[sq] = len(items)
-            seat = board.hamlet_cubes.get(sq)
-            items.append((Family.CIVIL, 1, None, 1, [] if seat is None else [seat]))
+            items.append(sq)
     parent = list(range(len(items)))
 
     def find(i: int) -> int:
@@ -77,21 +74,38 @@ def domains(board: Board) -> list[_Domain]:
                 a, b = find(i), find(j)
                 if a != b:
                     parent[a] = b
-    out: dict[int, _Domain] = {}
-    for i, (fam, value, owner, worth, cubes) in enumerate(items):
-        dom = out.setdefault(find(i), _Domain())
-        if fam is Family.CIVIL:
-            dom.civil += value
-            for s in cubes:
-                dom.cubes[s] = dom.cubes.get(s, 0) + 1
-        else:
-            dom.worth += worth
-            top = dom.top.get(fam)
-            if top is None or value > top[0]:
-                dom.top[fam] = (value, 1, owner)
-            elif value == top[0]:
-                dom.top[fam] = (value, top[1] + 1, owner)
-    return list(out.values())
+    groups: dict[int, list[Tile | int]] = {}
+    for i, item in enumerate(items):
+        groups.setdefault(find(i), []).append(item)
+    return list(groups.values())
+
+
+def domains(board: Board) -> list[_Domain]:
+    """The domains of one board (R19), with what income needs to know of each."""
+    out: list[_Domain] = []
+    for group in domain_groups(board):
+        dom = _Domain()
+        for item in group:
+            if isinstance(item, int):  # a printed hamlet: civil 1, cubes on Reason
+                dom.civil += 1
+                seat = board.hamlet_cubes.get(item)
+                if seat is not None:
+                    dom.cubes[seat] = dom.cubes.get(seat, 0) + 1
+                continue
+            spec = BUILDINGS[item.type]
+            if spec.family is Family.CIVIL:
+                dom.civil += spec.value
+                for s in item.cubes:
+                    dom.cubes[s] = dom.cubes.get(s, 0) + 1
+                continue
+            dom.worth += spec.ruin_value if item.ruin else spec.value
+            top = dom.top.get(spec.family)
+            if top is None or spec.value > top[0]:
+                dom.top[spec.family] = (spec.value, 1, item.owner)
+            elif spec.value == top[0]:
+                dom.top[spec.family] = (spec.value, top[1] + 1, item.owner)
+        out.append(dom)
+    return out
 
 
 _CACHE: dict[tuple[object, ...], tuple[list[float], list[int]]] = {}
@@ -214,3 +228,16 @@ def evaluate(state: GameState, seat: int, careful: bool = False) -> float:
         if values[seat] == best:
             score += WIN_BONUS / sum(1 for v in values if v == best)
     return score
+
+
+def evaluate_all(state: GameState, careful: bool = False) -> list[float]:
+    """``evaluate(state, seat, careful)`` for every seat at once (the seats' values are computed
+    once): what each seat maximises in a search where every seat plays for itself."""
+    values = seat_values(state, careful)
+    scores = [relative(values, seat) for seat in range(len(values))]
+    if state.over:
+        best = max(values)
+        winners = [s for s, v in enumerate(values) if v == best]
+        for s in winners:
+            scores[s] += WIN_BONUS / len(winners)
+    return scores

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from engine import (
@@ -40,10 +40,13 @@ def play_game(
     budget_s: float = 0.5,
     holdem: bool = False,
     on_state: Callable[[GameState], None] | None = None,
+    budgets: Mapping[str, float] | None = None,
 ) -> GameRecord:
     """Seat ``i`` is played at ``levels[i]``; every decision sees only ``player_view(seat)``.
 
+    ``budget_s`` is every level's budget, unless ``budgets`` gives a level its own.
     ``on_state`` is called with every state reached (the tests check the invariants there)."""
+    budget = [(budgets or {}).get(str(level), budget_s) for level in levels]
     state = new_game(Options(players=len(levels), holdem=holdem), seed)
     record = GameRecord(state, think_s={s: [] for s in range(len(levels))})
     chooser = random.Random(seed * 1_000_003 + 17)
@@ -56,7 +59,7 @@ def play_game(
         assert seat is not None
         view = player_view(state, seat)
         t0 = time.perf_counter()
-        action = choose_action(view, levels[seat], budget_s, chooser)
+        action = choose_action(view, levels[seat], budget[seat], chooser)
         record.think_s[seat].append(time.perf_counter() - t0)
         state, _ = apply(state, seat, action)  # raises on an illegal action
         record.actions.append((seat, action))

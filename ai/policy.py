@@ -9,7 +9,9 @@ surface (``construct_options``, ``upgrade_options``, ``check``, ``apply``, ``leg
 from __future__ import annotations
 
 import random
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -60,6 +62,7 @@ HARD_FACTOR = 3.0  # ... or after this many times its budget, if that comes firs
 COMPLETE = 3  # unfinished positions of the beam completed greedily when its time is up
 CAREFUL = True  # ``normal`` judges positions with the careful evaluation
 GAIN_EPSILON = 1e-6
+CANDIDATE_UNITS = 4  # work units of one ``candidates`` call (one apply is one unit)
 
 
 class Level(StrEnum):
@@ -68,6 +71,37 @@ class Level(StrEnum):
     RANDOM = "random"  # uniform over the legal actions: a baseline for the benchmark
     EASY = "easy"
     NORMAL = "normal"
+    HARD = "hard"
+
+
+class _Work(threading.local):
+    """The search's work, counted in units: one engine ``apply`` is one unit, one list of
+    candidates ``CANDIDATE_UNITS``. Unlike the clock, the count is the same on any machine and
+    under any load, so a search bounded by it decides the same way every time (``hard``). One
+    count per thread: searches in two threads do not spend each other's units; the memory of
+    expansions of the search in progress (``_expand``) is per thread too."""
+
+    units = 0.0
+    # The expansions of one search of the seat's own turn (``shortlist``): position -> its
+    # steps, unscored. Only while its own turn is searched on one sample: a step that ends the
+    # turn draws cards, which differ from one sample to another.
+    expanded: dict[str, list[tuple[list[Action], GameState]]] | None = None
+
+
+WORK = _Work()
+
+
+# When a search stops: a ``time.perf_counter()`` instant, a predicate, or never (None).
+Limit = float | Callable[[], bool] | None
+
+
+def passed(limit: Limit) -> bool:
+    """Whether ``limit`` has passed."""
+    if limit is None:
+        return False
+    if callable(limit):
+        return limit()
+    return time.perf_counter() > limit
 
 
 # --- candidate actions -----------------------------------------------------------------------
@@ -190,6 +224,7 @@ def candidates(state: GameState, seat: int, only: Age | None = None) -> list[Act
     payment is kept), and most construct squares: per board and building, the few that touch
     the most buildings and the cheapest one that touches none. With ``only``: the card actions
     on that board and the end of the turn (what a travel there is for)."""
+    WORK.units += CANDIDATE_UNITS
     if state.pending is not None:
         return [Choose(option=i) for i in range(len(state.pending.options))]
     player = state.players[seat]
@@ -256,22 +291,20 @@ def _resolve_choices(state: GameState) -> GameState:
 
 
 def _play(state: GameState, seat: int, action: Action) -> GameState:
+    WORK.units += 1
     new, _ = apply(state, seat, action, worded=False)  # the search never reads the events
     return _resolve_choices(new)
 
 
-# The expansions of one search of ``normal`` (``_expanding``): position -> its steps, unscored.
-# Only while its own turn is searched on one sample: a step that ends the turn draws cards,
-# which differ from one sample to another.
-_EXPANDED: dict[str, list[tuple[list[Action], GameState]]] | None = None
 _EXPAND_S = 0.0  # seconds per expansion in the last search (to foresee what a sample costs)
 
 
 def _expand(state: GameState, seat: int) -> list[tuple[list[Action], GameState]]:
     key = ""
-    if _EXPANDED is not None:
+    memory = WORK.expanded
+    if memory is not None:
         key = _position_key(state, seat)
-        found = _EXPANDED.get(key)
+        found = memory.get(key)
         if found is not None:
             return found
     out: list[tuple[list[Action], GameState]] = []
@@ -283,8 +316,8 @@ def _expand(state: GameState, seat: int) -> list[tuple[list[Action], GameState]]
                     out.append(([action, follow], _play(moved, seat, follow)))
             continue
         out.append(([action], _play(state, seat, action)))
-    if _EXPANDED is not None:
-        _EXPANDED[key] = out
+    if memory is not None:
+        memory[key] = out
     return out
 
 
@@ -313,14 +346,15 @@ def finish_turn(
     seat: int,
     limit: int = TURN_STEPS,
     careful: bool = False,
-    stop_at: float | None = None,
+    stop_at: Limit = None,
 ) -> tuple[GameState, list[Action]]:
     """Play ``seat``'s turn to its end with the easy policy (greedy steps, by the ``careful``
     evaluation if asked); returns the state and the actions. Past ``stop_at`` (a
-    ``time.perf_counter()`` instant) it stops where it stands, the turn unfinished."""
+    ``time.perf_counter()`` instant or a predicate) it stops where it stands after one step at
+    least, the turn unfinished."""
     done: list[Action] = []
     while not state.over and state.turn == seat and current_seat(state) == seat:
-        if stop_at is not None and done and time.perf_counter() > stop_at:
+        if done and passed(stop_at):
             break
         if len(done) >= limit:
             step = Step([EndTurn()], _play(state, seat, EndTurn()), 0.0)
@@ -442,9 +476,9 @@ def plan_turns(
     state: GameState,
     seat: int,
     beam: tuple[int, ...],
-    deadline: float,
-    finish_by: float | None = None,
-    stop_at: float | None = None,
+    deadline: Limit,
+    finish_by: Limit = None,
+    stop_at: Limit = None,
 ) -> list[Plan]:
     """Beam search over ``seat``'s action sequences to the end of its turn; best first.
 
@@ -452,7 +486,8 @@ def plan_turns(
     by the same actions in another order are kept once. When ``deadline`` passes, the best
     unfinished positions play the rest of their turn greedily: the best one always, the next
     ones (up to ``COMPLETE``) while ``finish_by`` (default: ``deadline``) has not passed; past
-    ``stop_at`` a completion stops where it stands."""
+    ``stop_at`` a completion stops where it stands. Each limit is a ``time.perf_counter()``
+    instant or a predicate (``passed``)."""
     frontier: list[Plan] = [Plan([], state, evaluate(state, seat, CAREFUL))]
     done: list[Plan] = []
     for depth in range(TURN_STEPS):
@@ -466,14 +501,14 @@ def plan_turns(
                 key = _position_key(step.state, seat)
                 if key not in children or children[key].score < child.score:
                     children[key] = child
-            if time.perf_counter() > deadline:
+            if passed(deadline):
                 break
         width = beam[min(depth, len(beam) - 1)]
         frontier = sorted(children.values(), key=lambda p: -p.score)[:width]
-        if not frontier or time.perf_counter() > deadline:
+        if not frontier or passed(deadline):
             break
     for i, plan in enumerate(frontier[:COMPLETE]):  # out of depth or time: finish greedily
-        if i and time.perf_counter() > (deadline if finish_by is None else finish_by):
+        if i and passed(deadline if finish_by is None else finish_by):
             break
         after, rest = finish_turn(
             plan.state, seat, TURN_STEPS - len(plan.actions), CAREFUL, stop_at
@@ -522,50 +557,61 @@ def _remember(view: PlayerView, plan: Plan, chooser: random.Random) -> None:
 def shortlist(
     root: GameState,
     seat: int,
-    deadline: float,
-    finish_by: float | None = None,
-    stop_at: float | None = None,
+    deadline: Limit,
+    finish_by: Limit = None,
+    stop_at: Limit = None,
+    size: int = SHORTLIST,
+    margin: float = SHORTLIST_MARGIN,
 ) -> list[Plan]:
-    """The whole-turn plans ``normal`` weighs against the replies: the best few of the beam
+    """The whole-turn plans ``normal`` weighs against the replies: the best ``size`` of the beam
     search (distinct first actions first: that is what is decided now) and, always, the turn
-    easy would play, so that the search can only add to what easy sees."""
-    global _EXPANDED, _EXPAND_S
-    _EXPANDED = {}  # the easy turn, the beam and its completions meet the same positions
+    easy would play, so that the search can only add to what easy sees; only those within
+    ``margin`` Ecus of the best at the end of the turn."""
+    global _EXPAND_S
+    memory: dict[str, list[tuple[list[Action], GameState]]] = {}
+    WORK.expanded = memory  # the easy turn, the beam and its completions meet the same positions
     began = time.perf_counter()
     try:
         after, actions = finish_turn(root, seat, stop_at=stop_at)
         easy_plan = Plan(actions, after, evaluate(after, seat, CAREFUL))
         plans = plan_turns(root, seat, BEAM, deadline, finish_by, stop_at)
-        _EXPAND_S = (time.perf_counter() - began) / max(1, len(_EXPANDED))
+        _EXPAND_S = (time.perf_counter() - began) / max(1, len(memory))
     finally:
-        _EXPANDED = None
+        WORK.expanded = None
     short: list[Plan] = []
     for plan in plans:
         if all(repr(p.actions[0]) != repr(plan.actions[0]) for p in short):
             short.append(plan)
-    short = short[:SHORTLIST]
-    short += [p for p in plans if p not in short][: max(0, SHORTLIST - len(short))]
+    short = short[:size]
+    short += [p for p in plans if p not in short][: max(0, size - len(short))]
     if all(p.actions != easy_plan.actions for p in short):
         short.append(easy_plan)
     # a plan far behind the best at the end of the turn is not worth a sample of the replies
     best = max(p.score for p in short)
-    return [p for p in short if p.score >= best - SHORTLIST_MARGIN]
+    return [p for p in short if p.score >= best - margin]
 
 
 def choose_normal(view: PlayerView, chooser: random.Random, budget_s: float) -> Action:
-    """Its turn searched, then the rivals' replies, over sampled hidden hands.
-
-    A beam search over its own action sequences to the end of the turn (on one sample: its own
-    moves do not depend on hidden cards) gives the best few whole-turn plans; the rivals then
-    play their turns on freshly sampled hands (easy policy), and each plan is scored by its mean
-    evaluation after those replies. Samples go on while time remains. The chosen plan's later
-    actions are remembered, so the rest of the turn costs no search while the position is as
-    planned."""
+    """Its turn searched, then the rivals' replies, over sampled hidden hands (``weigh_plans``).
+    The chosen plan's later actions are remembered, so the rest of the turn costs no search
+    while the position is as planned."""
     if view.pending is not None:
         return answer_choice(view)
     planned = _PLANNED.pop(fingerprint(view), None)
     if planned is not None:
         return planned
+    best = weigh_plans(view, chooser, budget_s)[0]
+    _remember(view, best, chooser)
+    return best.actions[0]
+
+
+def weigh_plans(view: PlayerView, chooser: random.Random, budget_s: float) -> list[Plan]:
+    """``normal``'s whole-turn plans for the seat of ``view``, best first.
+
+    A beam search over its own action sequences to the end of the turn (on one sample: its own
+    moves do not depend on hidden cards) gives the best few whole-turn plans; the rivals then
+    play their turns on freshly sampled hands (easy policy), and each plan is scored by its mean
+    evaluation after those replies. Samples go on while time remains."""
     start = time.perf_counter()
     deadline = start + budget_s
     # a hard stop, whatever the machine's load: searches on a busy machine run long
@@ -604,9 +650,7 @@ def choose_normal(view: PlayerView, chooser: random.Random, budget_s: float) -> 
                 plan.replies.append(score)
             taken += 1
         last = time.perf_counter() - now
-    best = max(short, key=lambda p: p.value)
-    _remember(view, best, chooser)
-    return best.actions[0]
+    return sorted(short, key=lambda p: -p.value)  # stable: the first best stays first
 
 
 def choose_action(
@@ -626,5 +670,9 @@ def choose_action(
         return choose_random(view, chooser)
     if level is Level.EASY:
         return choose_easy(view, chooser)
+    if level is Level.HARD:
+        from .hard import choose_hard  # hard builds on this module
+
+        return choose_hard(view, chooser, budget_s)
     return choose_normal(view, chooser, budget_s)
 

@@ -1,4 +1,5 @@
-"""Thinking off the event loop: ``think`` runs ``choose_action`` in an executor.
+"""Thinking off the event loop: ``think`` runs ``choose_action`` in an executor, ``advise`` the
+coach's ``hints``.
 
 The view goes out as JSON and the action comes back as a dict, so the executor may be a
 ``concurrent.futures.ProcessPoolExecutor`` (the gateway heartbeat and the other games never wait
@@ -11,9 +12,11 @@ from __future__ import annotations
 import asyncio
 import random
 from concurrent.futures import Executor
+from typing import Any
 
 from engine import Action, PlayerView, dump_action, parse_action
 
+from .coach import Hint, hint_data, hints, parse_hint
 from .policy import Level, choose_action
 
 
@@ -39,3 +42,26 @@ async def think(
         executor, decide_json, view.model_dump_json(), str(Level(level)), budget_s, seed
     )
     return parse_action(data)
+
+
+def hints_json(view_json: str, level: str, budget_s: float, seed: int) -> list[dict[str, Any]]:
+    """``coach.hints`` with plain arguments and result (picklable, for a worker process)."""
+    view = PlayerView.model_validate_json(view_json)
+    return [hint_data(h) for h in hints(view, level, budget_s, seed)]
+
+
+async def advise(
+    view: PlayerView,
+    level: Level | str,
+    budget_s: float,
+    seed: int,
+    executor: Executor | None = None,
+) -> list[Hint]:
+    """The coach's hints for ``view`` (``coach.hints``), computed in ``executor`` as ``think``
+    computes a move; ``coach.CoachRefusal`` comes back as it was raised. Derive ``seed`` from
+    the game, its step and the seat: asking again gives the same hints."""
+    loop = asyncio.get_running_loop()
+    data = await loop.run_in_executor(
+        executor, hints_json, view.model_dump_json(), str(level), budget_s, seed
+    )
+    return [parse_hint(d) for d in data]

@@ -1,10 +1,11 @@
-"""Computer players: a tournament and the time per decision (issue 14). Prints a table.
+"""Computer players: a tournament and the time per decision. Prints a table.
 
-Pairings, seats rotated so that every level plays every seat equally often:
-normal vs easy, normal + three easy (4 players), normal vs random, easy vs random (2 players),
-in that order (the pairings whose targets are in doubt first). Win rate: a shared victory
-(R50) counts as 1/k of a win for each of the k winners. The interval is the 95% Wilson
-interval over the games. Time per decision is measured for ``normal`` over all its decisions
+Pairings, seats rotated so that every level plays every seat equally often: hard vs normal,
+hard + three normal (4 players), hard vs easy, then normal vs easy, normal + three easy,
+normal vs random, easy vs random (2 players), in that order (the pairings whose targets are in
+doubt first; ``--only`` picks some). Win rate: a shared victory (R50) counts as 1/k of a win
+for each of the k winners. The interval is the 95% Wilson interval over the games. Time per
+decision is measured for the level named first (``hard``, ``normal``) over all its decisions
 (its later decisions of a turn follow the turn's plan and take no time, so the figure that
 matters is over the decisions that searched).
 
@@ -14,6 +15,7 @@ run included) without playing.
 
     .venv/bin/python benchmarks/bench_ai.py            # 200 games per pairing
     .venv/bin/python benchmarks/bench_ai.py --games 20 --budget 0.5 --workers 2
+    .venv/bin/python benchmarks/bench_ai.py --only hard --hard-budget 1.5
     .venv/bin/python benchmarks/bench_ai.py --table /tmp/bench_ai.jsonl
 """
 
@@ -39,6 +41,9 @@ from bot.settings import Settings
 
 SEARCHED_S = 0.005
 PAIRINGS: list[tuple[str, list[str], str]] = [
+    ("hard vs normal (2p)", ["hard", "normal"], "hard"),
+    ("hard + 3 normal (4p)", ["hard", "normal", "normal", "normal"], "hard"),
+    ("hard vs easy (2p)", ["hard", "easy"], "hard"),
     ("normal vs easy (2p)", ["normal", "easy"], "normal"),
     ("normal + 3 easy (4p)", ["normal", "easy", "easy", "easy"], "normal"),
     ("normal vs random (2p)", ["normal", "random"], "normal"),
@@ -57,14 +62,15 @@ def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
 
 
 def play_one(name: str, lineup: list[str], hero: str, g: int, first: int,
-             budget: float) -> dict[str, Any]:
+             budget: float, hard_budget: float) -> dict[str, Any]:
     """Game ``g`` of a pairing: the hero at seat ``g mod n``, the deal ``first + g // n``."""
     n = len(lineup)
     shift = g % n  # rotate the seats: the hero sits at every seat in turn
     levels = lineup[-shift:] + lineup[:-shift] if shift else list(lineup)
     forget_plans()
     t0 = time.perf_counter()
-    record = play_game(levels, seed=10_000 + first + g // n, budget_s=budget)
+    record = play_game(levels, seed=10_000 + first + g // n, budget_s=budget,
+                       budgets={"hard": hard_budget})
     final = record.final
     hero_seat = levels.index(hero)
     win = 1 / len(final.winners) if hero_seat in final.winners else 0.0
@@ -75,17 +81,18 @@ def play_one(name: str, lineup: list[str], hero: str, g: int, first: int,
         "win": win,
         "margin": final.players[hero_seat].ecus - best_other,
         "seconds": time.perf_counter() - t0,
-        "think": [round(t, 4) for t in record.think_s[hero_seat]] if hero == "normal" else [],
+        "think": [round(t, 4) for t in record.think_s[hero_seat]] if hero != "easy" else [],
     }
 
 
 def table(rows: list[dict[str, Any]]) -> str:
-    """The tournament table and the time per decision of ``normal``, from finished games."""
+    """The tournament table and the time per decision of each searching level, from finished
+    games."""
     out = [
         "| pairing | games | level | wins | 95% interval | margin | per game |",
         "|---|---|---|---|---|---|---|",
     ]
-    think: list[float] = []
+    think: dict[str, list[float]] = {}
     for name, _lineup, hero in PAIRINGS:
         games = [r for r in rows if r["pairing"] == name]
         if not games:
@@ -100,23 +107,28 @@ def table(rows: list[dict[str, Any]]) -> str:
             f"| {margin:+.1f} | {secs:.1f} s |"
         )
         for r in games:
-            think.extend(r["think"])
-    if think:
-        searched = [t for t in think if t > SEARCHED_S]
-        out.append("")
-        out.append(
-            f"normal, time per decision over all its {len(think)} decisions: median "
-            f"{statistics.median(think):.3f} s, max {max(think):.3f} s"
-        )
-        if searched:
-            out.append(
-                f"normal, over the {len(searched)} decisions that searched (over "
-                f"{SEARCHED_S * 1000:.0f} ms; the others followed the turn's plan): median "
-                f"{statistics.median(searched):.3f} s, p95 "
-                f"{sorted(searched)[int(0.95 * (len(searched) - 1))]:.3f} s, max "
-                f"{max(searched):.3f} s"
-            )
+            think.setdefault(hero, []).extend(r["think"])
+    for hero, times in think.items():
+        if times:
+            out += ["", *_think_lines(hero, times)]
     return "\n".join(out)
+
+
+def _think_lines(level: str, think: list[float]) -> list[str]:
+    out = [
+        f"{level}, time per decision over all its {len(think)} decisions: median "
+        f"{statistics.median(think):.3f} s, max {max(think):.3f} s"
+    ]
+    searched = [t for t in think if t > SEARCHED_S]
+    if searched:
+        out.append(
+            f"{level}, over the {len(searched)} decisions that searched (over "
+            f"{SEARCHED_S * 1000:.0f} ms; the others followed the turn's plan): median "
+            f"{statistics.median(searched):.3f} s, p95 "
+            f"{sorted(searched)[int(0.95 * (len(searched) - 1))]:.3f} s, max "
+            f"{max(searched):.3f} s"
+        )
+    return out
 
 
 def read_log(path: str) -> list[dict[str, Any]]:
@@ -124,28 +136,45 @@ def read_log(path: str) -> list[dict[str, Any]]:
         return [json.loads(line) for line in f if line.strip()]
 
 
+def use_cpu_clock() -> None:
+    """Make ``time.perf_counter`` (the searches' and the timings' clock) count the process's
+    CPU time: on a shared machine, a search then gets the same work for its budget however
+    busy the other cores are, and the times are those of one core to itself."""
+    time.perf_counter = time.process_time
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--games", type=int, default=200, help="games per pairing")
     parser.add_argument("--budget", type=float, default=None,
                         help="normal's budget in seconds (default: KHRONOS_COMPUTER_BUDGET's)")
+    parser.add_argument("--hard-budget", type=float, default=None,
+                        help="hard's budget in seconds (default: the same as normal's)")
     parser.add_argument("--first", type=int, default=0, help="seed offset (another batch)")
     parser.add_argument("--only", help="run only the pairings whose name contains this")
     parser.add_argument("--workers", type=int, default=1, help="processes playing games")
     parser.add_argument("--log", default=str(Path(tempfile.gettempdir()) / "bench_ai.jsonl"),
                         help="finished games are appended here, one JSON line each")
     parser.add_argument("--table", metavar="LOG", help="print the table of a log and stop")
+    parser.add_argument("--cpu-clock", action="store_true",
+                        help="every clock (budgets, stops, timings) counts this process's CPU "
+                             "time: one core's figures on a machine others are loading")
     args = parser.parse_args()
+    if args.cpu_clock:
+        use_cpu_clock()
     if args.table:
         print(table(read_log(args.table)))
         return
     if args.budget is None:
         args.budget = Settings.model_fields["computer_budget"].default
+    if args.hard_budget is None:
+        args.hard_budget = args.budget
+    clock = "CPU time of each process" if args.cpu_clock else "wall clock"
     print(f"{args.games} games per pairing (seeds from {10_000 + args.first}), normal's budget "
-          f"{args.budget} s, {args.workers} worker process(es), load average "
-          f"{os.getloadavg()[0]:.1f}; log: {args.log}", flush=True)
+          f"{args.budget} s, hard's {args.hard_budget} s ({clock}), {args.workers} worker "
+          f"process(es), load average {os.getloadavg()[0]:.1f}; log: {args.log}", flush=True)
     jobs = [
-        (name, lineup, hero, g, args.first, args.budget)
+        (name, lineup, hero, g, args.first, args.budget, args.hard_budget)
         for name, lineup, hero in PAIRINGS
         if not args.only or args.only in name
         for g in range(args.games)
@@ -162,7 +191,9 @@ def main() -> None:
             for job in jobs:
                 keep(play_one(*job))
         else:
-            with ProcessPoolExecutor(max_workers=args.workers) as pool:
+            with ProcessPoolExecutor(
+                max_workers=args.workers, initializer=use_cpu_clock if args.cpu_clock else None
+            ) as pool:
                 # submitted in order: a worker takes the next game when it is free
                 for future in as_completed([pool.submit(play_one, *job) for job in jobs]):
                     keep(future.result())

@@ -15,14 +15,15 @@ from engine import Choose, GameState, check
 
 GAMES = int(os.environ.get("KHRONOS_LONG_RUN", "1"))
 
-# one mix per size, every level in most (random seats keep CI quick), Hold'em in two
+# one mix per size, hard in every one, every level in most (random seats keep CI quick),
+# Hold'em in two
 LINEUPS: dict[int, tuple[list[str], bool]] = {
-    2: (["normal", "easy"], False),
-    3: (["easy", "normal", "random"], True),
-    4: (["random", "easy", "random", "normal"], False),
-    5: (["easy", "random", "random", "normal", "random"], True),
+    2: (["normal", "hard"], False),
+    3: (["easy", "normal", "hard"], True),
+    4: (["random", "easy", "hard", "normal"], False),
+    5: (["easy", "random", "hard", "normal", "random"], True),
 }
-BUDGET_S = 0.05  # normal's budget in CI: enough for a shallow search, and quick
+BUDGET_S = 0.05  # normal's and hard's budget in CI: enough for a shallow search, and quick
 
 
 @pytest.mark.parametrize("players", sorted(LINEUPS))

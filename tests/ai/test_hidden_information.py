@@ -10,41 +10,9 @@ import pytest
 from ai import Level, choose_action
 from ai.determinize import sample_state, unseen_cards
 from ai.policy import forget_plans
-from engine import (
-    GameState,
-    Options,
-    apply,
-    current_seat,
-    invariant_problems,
-    new_game,
-    player_view,
-    public_view,
-)
+from engine import current_seat, invariant_problems, player_view, public_view
 
-
-def _midgame(players: int, seed: int, moves: int, holdem: bool = False) -> GameState:
-    state = new_game(Options(players=players, holdem=holdem), seed)
-    chooser = random.Random(seed)
-    for _ in range(moves):
-        seat = current_seat(state)
-        assert seat is not None
-        state, _ = apply(state, seat, choose_action(player_view(state, seat), "easy", 0, chooser))
-    return state
-
-
-def _reshuffle_hidden(state: GameState, seat: int, seed: int) -> GameState:
-    """The same game with the cards ``seat`` cannot see dealt differently (same sizes)."""
-    other = state.clone()
-    others = [p for p in other.players if p.seat != seat]
-    pool = [c for p in others for c in p.hand] + other.draw_pile + other.discard
-    random.Random(seed).shuffle(pool)
-    for p in others:
-        n = len(p.hand)
-        p.hand, pool = sorted(pool[:n]), pool[n:]
-    n = len(other.draw_pile)
-    other.draw_pile, other.discard = pool[:n], pool[n:]
-    other.rng ^= 0x5DEECE66D  # the future shuffles differ too
-    return other
+from .positions import midgame, reshuffle_hidden
 
 
 @pytest.mark.parametrize(("players", "seed"), [(2, 3), (3, 4), (4, 5), (5, 6)])
@@ -52,7 +20,7 @@ def test_the_sampled_state_agrees_with_the_view_and_keeps_the_invariants(
     players: int, seed: int
 ) -> None:
     """R7/section 9: every sample holds 55 cards, the seat's own hand, the public boards."""
-    state = _midgame(players, seed, moves=25, holdem=seed % 2 == 0)
+    state = midgame(players, seed, moves=25, holdem=seed % 2 == 0)
     seat = current_seat(state)
     assert seat is not None
     view = player_view(state, seat)
@@ -69,7 +37,7 @@ def test_the_sampled_state_agrees_with_the_view_and_keeps_the_invariants(
 
 
 def test_samples_vary_the_hidden_cards() -> None:
-    state = _midgame(3, 8, moves=20)
+    state = midgame(3, 8, moves=20)
     seat = current_seat(state)
     assert seat is not None
     view = player_view(state, seat)
@@ -85,10 +53,10 @@ def test_hidden_cards_do_not_change_the_decision(
 ) -> None:
     """Two games that differ only in the cards the seat cannot see (other hands, draw pile,
     discard pile, future shuffles) give the same decision for the same random seed."""
-    state = _midgame(players, seed, moves)
+    state = midgame(players, seed, moves)
     seat = current_seat(state)
     assert seat is not None
-    twin = _reshuffle_hidden(state, seat, seed + 1)
+    twin = reshuffle_hidden(state, seat, seed + 1)
     assert twin != state
     assert [p.hand for p in twin.players] != [p.hand for p in state.players] or (
         twin.draw_pile != state.draw_pile

@@ -55,8 +55,8 @@ def test_decide_json_round_trips_through_plain_data() -> None:
 
 def test_an_unknown_level_is_refused_with_the_levels_named() -> None:
     _, view = _view()
-    with pytest.raises(ValueError, match="'hard' is not a valid Level"):
-        choose_action(view, "hard", 1.0, random.Random(0))
+    with pytest.raises(ValueError, match="'expert' is not a valid Level"):
+        choose_action(view, "expert", 1.0, random.Random(0))
 
 
 def test_a_view_whose_seat_is_not_to_act_is_refused() -> None:

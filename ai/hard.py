@@ -1,0 +1,363 @@
+"""``hard``: information-set Monte Carlo tree search over whole turns (docs/ai.md).
+
+The tree's moves are whole turns. At the root, the seat's own turns found by ``normal``'s beam
+search (one sample suffices: its own moves do not depend on hidden cards). Every iteration
+deals the hidden cards afresh (``determinize``), plays a root turn chosen by UCB, then the turns
+that follow: a node below the root holds the turns its seat was seen to consider (its greedy
+turn and the best turn with another first step, computed on the sample for the hand it holds
+there), and each seat picks among those available by UCB on **its own** mean result (the
+multi-player backup: every seat maximises its own evaluation, not the root's). Past the tree,
+every seat plays its greedy turn, until the next income has been paid to every seat or a few
+turns have passed; the position is then scored by the evaluation, for every seat at once.
+
+The search is bounded by work units (``policy.WORK``), not by the clock: the same view and seed
+give the same move on any machine and under any load, so thinking again after a restart finds
+the same move. A wall-clock hard stop bounds a decision on a loaded machine (and only then can
+two runs differ).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from dataclasses import dataclass, field
+
+from engine import Action, EndTurn, GameState, PlayerView, Travel
+
+from .determinize import sample_state
+from .evaluate import INCOME_ROUNDS, evaluate, evaluate_all
+from .policy import (
+    _PLANNED,
+    CAREFUL,
+    GAIN_EPSILON,
+    TURN_STEPS,
+    WORK,
+    Plan,
+    _play,
+    _position_key,
+    _remember,
+    answer_choice,
+    best_step,
+    candidates,
+    fingerprint,
+    finish_turn,
+    shortlist,
+    steps,
+)
+
+# --- knobs (docs/ai.md) ----------------------------------------------------------------------
+# work units per second of budget, by the number of players (one core of the 2-core machine,
+# measured in CPU time by benchmarks/bench_hard.py: a unit costs more with more seats)
+UNITS_PER_S = {2: 4200.0, 3: 3100.0, 4: 2400.0, 5: 2200.0}
+PLAN_SHARE = 0.35  # part of the units for the beam search of the seat's own turn
+ROOT_BEAM = (6, 3, 2)  # the beam of that search (as normal's)
+ROOT_PLANS = 4  # whole-turn plans weighed at the root (distinct first actions first) + easy's
+ROOT_MARGIN = 4.0  # ... those at most this far (Ecus) behind the best at the end of the turn
+PRIOR_SHARE = 0.3  # share of a root plan's end-of-turn score in its value (the rest: iterations)
+OPTIONS = 2  # turns a seat below the root chooses between: its greedy turn and another
+TREE_TURNS = 1  # turns below the root kept in the tree; the rest of an iteration is greedy
+EXTRA_TURNS = 0  # turns played after every rival has replied once (fewer if the income comes)
+EXPLORE = 3.0  # UCB's exploration constant, in Ecus of the evaluation
+LATER_CAREFUL = False  # the evaluation the seats' greedy turns use below the root
+QUICK = True  # below the root, a greedy turn travels at its first step only (see quick_turn)
+HARD_CAP_S = 8.0  # wall-clock stop, whatever the budget, for a loaded machine
+HARD_FACTOR = 4.0  # ... or this many times the budget, if that comes first
+HARD_FLOOR_S = 2.0  # ... but never sooner (a small budget on a loaded machine stays exact)
+
+Turn = tuple[Action, ...]
+
+
+@dataclass
+class Arm:
+    """One turn of a node's seat: how often it was played and available, and what each seat
+    got on average after it (``totals``: the sum of every seat's evaluation)."""
+
+    actions: Turn
+    seats: int
+    visits: int = 0
+    seen: int = 0  # iterations in which it was available (ISMCTS's availability count)
+    totals: list[float] = field(default_factory=list)
+    child: Node | None = None
+
+    def __post_init__(self) -> None:
+        if not self.totals:
+            self.totals = [0.0] * self.seats
+
+    def mean(self, seat: int) -> float:
+        return self.totals[seat] / self.visits if self.visits else 0.0
+
+    def ucb(self, seat: int) -> float:
+        if self.visits == 0:
+            return math.inf
+        bonus = EXPLORE * math.sqrt(math.log(max(self.seen, 1)) / self.visits)
+        return self.mean(seat) + bonus
+
+
+@dataclass
+class RootArm(Arm):
+    """A whole-turn plan of the root seat, with its score at the end of the turn (``prior``)."""
+
+    prior: float = 0.0
+
+    def value(self, seat: int, drop: float) -> float:
+        """The plan's worth: its end-of-turn score blended with its mean after the iterations
+        (``PRIOR_SHARE``); a plan never iterated is given the mean ``drop`` from its end-of-turn
+        score that the others showed."""
+        after = self.mean(seat) if self.visits else self.prior - drop
+        return PRIOR_SHARE * self.prior + (1 - PRIOR_SHARE) * after
+
+    def ucb(self, seat: int) -> float:
+        if self.visits == 0:
+            return math.inf
+        bonus = EXPLORE * math.sqrt(math.log(max(self.seen, 1)) / self.visits)
+        return self.value(seat, 0.0) + bonus
+
+
+@dataclass
+class Node:
+    """A seat's turn in the tree: the turns it was seen to consider, by their actions."""
+
+    seat: int
+    arms: dict[Turn, Arm] = field(default_factory=dict)
+
+
+def _turn_over(state: GameState, seat: int) -> bool:
+    return state.over or state.turn != seat
+
+
+def quick_rest(
+    state: GameState, seat: int, careful: bool, limit: int
+) -> tuple[GameState, list[Action]]:
+    """The rest of ``seat``'s turn, greedily, on the boards where its adventurers stand: each
+    step is the card action that raises the evaluation most, until ending the turn is as good.
+    Without travel a step weighs a handful of actions instead of dozens."""
+    done: list[Action] = []
+    while not _turn_over(state, seat):
+        end = _play(state, seat, EndTurn())
+        if len(done) >= limit:
+            return end, [*done, EndTurn()]
+        best, best_state, best_score = None, end, evaluate(end, seat, careful)
+        for action in candidates(state, seat):
+            if isinstance(action, Travel | EndTurn):
+                continue
+            after = _play(state, seat, action)
+            score = evaluate(after, seat, careful)
+            if score > best_score + GAIN_EPSILON:
+                best, best_state, best_score = action, after, score
+        done.append(EndTurn() if best is None else best)
+        state = best_state
+    return state, done
+
+
+def quick_turn(state: GameState, seat: int, careful: bool) -> list[Action]:
+    """A greedy turn at a third of the cost: the first step weighs everything (travel and the
+    action it is for included), the later ones only the boards reached (``quick_rest``)."""
+    first = best_step(state, seat, careful)
+    if _turn_over(first.state, seat):
+        return list(first.actions)
+    _, rest = quick_rest(first.state, seat, careful, TURN_STEPS - len(first.actions))
+    return [*first.actions, *rest]
+
+
+def _next_income_round(round_: int) -> int:
+    return next((r for r in INCOME_ROUNDS if r >= round_), INCOME_ROUNDS[-1])
+
+
+class Search:
+    """One decision of ``hard``: the root plans, the iterations, the best plan."""
+
+    def __init__(self, view: PlayerView, chooser: random.Random, budget_s: float) -> None:
+        self.view = view
+        self.seat = view.seat
+        self.seats = len(view.players)
+        self.chooser = chooser
+        start = WORK.units
+        units = budget_s * UNITS_PER_S[self.seats]
+        self.plan_limit = start + units * PLAN_SHARE
+        self.limit = start + units
+        wall = min(HARD_CAP_S, max(HARD_FLOOR_S, HARD_FACTOR * budget_s))
+        self.stop_at = time.perf_counter() + wall
+        self.income_round = _next_income_round(view.round)
+        self.horizon = self.seats - 1 + EXTRA_TURNS  # turns played after the root's, at most
+        self.samples: list[GameState] = []
+        self.greedy: dict[str, Turn] = {}  # position (with the mover's hand) -> its greedy turn
+        self.options: dict[str, list[Turn]] = {}  # position -> the turns a seat considers there
+        self.root = Node(view.seat)
+        self.iterations = 0
+
+    # --- limits ---------------------------------------------------------------------------
+
+    def planning_over(self) -> bool:
+        return WORK.units >= self.plan_limit or time.perf_counter() > self.stop_at
+
+    def out_of_work(self) -> bool:
+        return WORK.units >= self.limit or time.perf_counter() > self.stop_at
+
+    def stopped(self) -> bool:
+        return time.perf_counter() > self.stop_at
+
+    # --- the root ----------------------------------------------------------------------------
+
+    def plan_root(self) -> list[Plan]:
+        """The root's plans: the beam search's best whole turns and easy's, on one sample."""
+        root = sample_state(self.view, self.chooser)
+        plans = shortlist(
+            root, self.seat, self.planning_over, self.planning_over, self.stopped,
+            size=ROOT_PLANS, margin=ROOT_MARGIN,
+        )
+        unique = []
+        for plan in plans:
+            actions = tuple(plan.actions)
+            if actions not in self.root.arms:
+                self.root.arms[actions] = RootArm(actions, self.seats, prior=plan.score)
+                unique.append(plan)
+        return unique
+
+    def run(self) -> list[tuple[Plan, RootArm]]:
+        """Search; returns the root plans with their arms, best first."""
+        plans = self.plan_root()
+        arms = [self.root.arms[tuple(p.actions)] for p in plans]
+        assert all(isinstance(a, RootArm) for a in arms)
+        roots = [a for a in arms if isinstance(a, RootArm)]
+        over = all(p.state.over for p in plans)  # the game ends with this turn
+        while len(roots) > 1 and not over and not self.out_of_work():
+            # every plan once (in the beam's order), then UCB on the seat's own value
+            arm = max(roots, key=lambda a: (a.ucb(self.seat), -roots.index(a)))
+            for a in roots:
+                a.seen += 1
+            self.iterate(arm)
+            self.iterations += 1
+        tried = [a for a in roots if a.visits]
+        drop = sum(a.prior - a.mean(self.seat) for a in tried) / len(tried) if tried else 0.0
+        ranked = sorted(zip(plans, roots, strict=True),
+                        key=lambda pa: -pa[1].value(self.seat, drop))
+        return ranked
+
+    # --- one iteration -----------------------------------------------------------------------
+
+    def sample(self, index: int) -> GameState:
+        """The ``index``-th determinization: every root plan's ``k``-th iteration meets the same
+        hidden cards (common random numbers: plans are compared on equal deals)."""
+        while len(self.samples) <= index:
+            self.samples.append(sample_state(self.view, self.chooser))
+        return self.samples[index]
+
+    def iterate(self, arm: Arm) -> None:
+        state = self.play_turn(self.sample(arm.visits), self.seat, arm.actions)
+        path = [arm]
+        turns = 0
+        while not self.cut(state, turns) and turns < TREE_TURNS and not self.stopped():
+            if arm.child is None:
+                arm.child = Node(state.turn)
+            node = arm.child
+            arm, fresh = self.select(node, state)
+            state = self.play_turn(state, node.seat, arm.actions)
+            path.append(arm)
+            turns += 1
+            if fresh:
+                break
+        while not self.cut(state, turns) and not self.stopped():
+            state = self.play_turn(state, state.turn, self.greedy_turn(state, state.turn))
+            turns += 1
+        rewards = evaluate_all(state, CAREFUL)
+        for a in path:
+            a.visits += 1
+            for s, r in enumerate(rewards):
+                a.totals[s] += r
+
+    def cut(self, state: GameState, turns: int) -> bool:
+        """Where an iteration stops: the game's end, the next income paid to every seat, or
+        every rival's reply (and ``EXTRA_TURNS`` more)."""
+        return state.over or state.round > self.income_round or turns >= self.horizon
+
+    def select(self, node: Node, state: GameState) -> tuple[Arm, bool]:
+        """The turn ``node``'s seat plays on this sample: a turn it considers here that was never
+        tried (expansion), else the best by UCB on its own mean."""
+        available = []
+        for actions in self.turn_options(state, node.seat):
+            arm = node.arms.get(actions)
+            if arm is None:
+                arm = node.arms[actions] = Arm(actions, self.seats)
+            arm.seen += 1
+            available.append(arm)
+        fresh = [a for a in available if a.visits == 0]
+        if fresh:
+            return fresh[0], True
+        return max(available, key=lambda a: a.ucb(node.seat)), False
+
+    # --- turns ---------------------------------------------------------------------------------
+
+    def play_turn(self, state: GameState, seat: int, actions: Turn) -> GameState:
+        """``actions`` played by ``seat`` until its turn ends (a turn cut short by the clock is
+        ended where it stands)."""
+        for action in actions:
+            state = _play(state, seat, action)
+            if _turn_over(state, seat):
+                return state
+        if not _turn_over(state, seat):
+            state = _play(state, seat, EndTurn())
+        return state
+
+    def greedy_turn(self, state: GameState, seat: int) -> Turn:
+        """The turn ``seat`` plays greedily from here (remembered by the position and its hand,
+        all it depends on)."""
+        key = _position_key(state, seat)
+        found = self.greedy.get(key)
+        if found is None:
+            if QUICK:
+                actions = quick_turn(state, seat, LATER_CAREFUL)
+            else:
+                _, actions = finish_turn(state, seat, careful=LATER_CAREFUL, stop_at=self.stopped)
+            found = self.greedy[key] = tuple(actions)
+        return found
+
+    def turn_options(self, state: GameState, seat: int) -> list[Turn]:
+        """The turns ``seat`` considers here: its greedy turn, then the best turns that begin
+        with another step, each completed greedily (``OPTIONS`` in all); one expansion."""
+        key = _position_key(state, seat)
+        found = self.options.get(key)
+        if found is not None:
+            return found
+        ranked = steps(state, seat, LATER_CAREFUL)
+        end = next(s for s in ranked if isinstance(s.actions[0], EndTurn))
+        best = max(ranked, key=lambda s: s.score)
+        first = best if best.score > end.score + GAIN_EPSILON else end
+        out: list[Turn] = []
+        for step in [first, *sorted(ranked, key=lambda s: -s.score)]:
+            if len(out) >= OPTIONS or (out and self.stopped()):
+                break
+            if any(t[: len(step.actions)] == tuple(step.actions) for t in out):
+                continue
+            rest: list[Action] = []
+            if not _turn_over(step.state, seat):
+                limit = TURN_STEPS - len(step.actions)
+                if QUICK:
+                    _, rest = quick_rest(step.state, seat, LATER_CAREFUL, limit)
+                else:
+                    _, rest = finish_turn(step.state, seat, limit, LATER_CAREFUL, self.stopped)
+            out.append((*step.actions, *rest))
+        self.greedy.setdefault(key, out[0])
+        self.options[key] = out
+        return out
+
+
+def search(
+    view: PlayerView, chooser: random.Random, budget_s: float
+) -> list[tuple[Plan, RootArm]]:
+    """``hard``'s search of the seat's turn: its root plans with their statistics, best first."""
+    return Search(view, chooser, budget_s).run()
+
+
+def choose_hard(view: PlayerView, chooser: random.Random, budget_s: float) -> Action:
+    """The first action of the best root plan; the rest of the plan is remembered (as normal
+    does), so the later decisions of the turn cost nothing while the position is as planned."""
+    if view.pending is not None:
+        return answer_choice(view)
+    planned = _PLANNED.pop(fingerprint(view), None)
+    if planned is not None:
+        return planned
+    ranked = search(view, chooser, budget_s)
+    best = ranked[0][0]
+    _remember(view, best, chooser)
+    return best.actions[0]

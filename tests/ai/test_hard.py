@@ -1,0 +1,137 @@
+"""``hard``'s search (ai/hard.py): bounded by work, not by the clock, so the same view and seed
+give the same move whatever ran before; every seat below the root picks its turn by its own
+result; its iterations stop at the next income; and it is a level wherever levels are read."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from ai import Level, choose_action, hard, policy
+from ai.hard import Arm, Node, Search
+from ai.worker import decide_json
+from engine import Action, EndTurn, GameState, apply, check, parse_action, player_view
+
+from .positions import turn_starts
+
+BUDGET_S = 0.1
+
+
+def _search(state: GameState, budget_s: float = BUDGET_S, seed: int = 1) -> Search:
+    search = Search(player_view(state, state.turn), random.Random(seed), budget_s)
+    search.run()
+    return search
+
+
+def test_the_same_view_and_seed_give_the_same_move_whatever_ran_before() -> None:
+    """Restart-safe: a worker that thinks again (fresh, or after other games warmed its caches)
+    finds the same move for the same view and seed."""
+    states = turn_starts(3, 81, 10)
+    view = player_view(states[7], states[7].turn)
+    policy.forget_plans()
+    first = choose_action(view, Level.HARD, BUDGET_S, random.Random(4))
+    for other in states[2:6]:
+        policy.forget_plans()
+        choose_action(player_view(other, other.turn), Level.HARD, BUDGET_S, random.Random(9))
+    policy.forget_plans()
+    assert choose_action(view, Level.HARD, BUDGET_S, random.Random(4)) == first
+
+
+def test_the_budget_is_counted_in_work_units() -> None:
+    """A search spends about its budget times ``UNITS_PER_S`` units (it may finish the iteration
+    in progress), and a larger budget buys more iterations."""
+    for state in turn_starts(2, 82, 12)[3:]:
+        start = policy.WORK.units
+        small = _search(state, 0.1)
+        if len(small.root.arms) > 1:  # a choice to weigh
+            break
+    small_units = policy.WORK.units - start
+    large = _search(state, 0.4)
+    assert small_units >= 0.1 * hard.UNITS_PER_S[2]
+    assert small.iterations < large.iterations
+
+
+def test_every_seat_below_the_root_picks_the_turn_best_for_itself() -> None:
+    """The multi-player backup: a node of seat 1 picks, once both turns were tried, the one
+    with seat 1's best mean, not the root seat's (without exploration)."""
+    node = Node(seat=1)
+    good_for_root = Arm((EndTurn(),), 2, visits=4, seen=4, totals=[40.0, -40.0])
+    good_for_rival = Arm((EndTurn(discard=()),), 2, visits=4, seen=4, totals=[-8.0, 8.0])
+    node.arms = {("a",): good_for_root, ("b",): good_for_rival}  # type: ignore[dict-item]
+    best = max(node.arms.values(), key=lambda a: a.mean(node.seat))
+    assert best is good_for_rival
+    assert good_for_rival.ucb(1) > good_for_root.ucb(1)
+    assert good_for_root.ucb(0) > good_for_rival.ucb(0)
+
+
+def _turns_per_iteration(state: GameState) -> float:
+    search = Search(player_view(state, state.turn), random.Random(2), 0.3)
+    calls = 0
+    real = search.play_turn
+
+    def counting(s: GameState, seat: int, actions: tuple[Action, ...]) -> GameState:
+        nonlocal calls
+        calls += 1
+        return real(s, seat, actions)
+
+    search.play_turn = counting  # type: ignore[method-assign]
+    search.run()
+    assert search.iterations > 0
+    return calls / search.iterations
+
+
+def test_r46_iterations_stop_at_the_next_income() -> None:
+    """With three players, an iteration plays the root's turn and both rivals' replies; but
+    when the next income comes first (R46: the root seat second to last of round 4), it stops
+    once the last seat has collected it: one reply only."""
+    states = turn_starts(3, 83, 60)
+    n = 3
+
+    def place(s: GameState) -> int:
+        return (s.turn - s.first_seat) % n
+
+    early = next(s for s in states if s.round == 2 and place(s) == n - 2)
+    assert _turns_per_iteration(early) == 3
+    income = next(s for s in states if s.round == 4 and place(s) == n - 2)
+    assert _turns_per_iteration(income) == 2
+
+
+@pytest.mark.parametrize(("players", "seed"), [(2, 84), (4, 85)])
+def test_hard_plays_legal_moves_and_remembers_its_turn(players: int, seed: int) -> None:
+    """Its first decision of a turn searches; the rest of the plan is played from memory (the
+    later decisions of the turn need no search) and every action is legal."""
+    state = turn_starts(players, seed, 6)[-1]
+    seat = state.turn
+    policy.forget_plans()
+    moves = 0
+    while state.turn == seat and not state.over and moves < 12:
+        if state.pending is not None:
+            break
+        action = choose_action(player_view(state, seat), "hard", BUDGET_S, random.Random(3))
+        check(state, seat, action)
+        state, _ = apply(state, seat, action)
+        moves += 1
+    assert state.turn != seat or state.pending is not None
+
+
+def test_hard_is_a_level_for_the_worker() -> None:
+    state = turn_starts(2, 86, 3)[-1]
+    data = decide_json(player_view(state, state.turn).model_dump_json(), "hard", 0.05, 3)
+    check(state, state.turn, parse_action(data))
+    assert Level("hard") is Level.HARD
+
+
+def test_past_the_wall_clock_stop_it_still_plays_a_legal_move(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On a machine too loaded for its budget, the wall-clock stop ends the search early: no
+    iteration, the beam's first plans, and still a legal action."""
+    monkeypatch.setattr(hard, "HARD_CAP_S", 0.0)
+    monkeypatch.setattr(hard, "HARD_FLOOR_S", 0.0)
+    state = turn_starts(2, 87, 6)[-1]
+    search = _search(state, 5.0)
+    assert search.iterations == 0
+    policy.forget_plans()
+    action = choose_action(player_view(state, state.turn), "hard", 5.0, random.Random(1))
+    check(state, state.turn, action)
