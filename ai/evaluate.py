@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from engine import BUILDINGS, PRINTED_HAMLETS, Age, Family, GameState
 from engine.state import Board, Tile
 
+from .work import EVALUATE_UNITS, WORK
+
 COLS = 20
 ROWS = 16
 INCOME_ROUNDS = (4, 7)
@@ -221,6 +223,7 @@ def relative(values: Sequence[float], seat: int) -> float:
 
 def evaluate(state: GameState, seat: int, careful: bool = False) -> float:
     """The score the computer players maximise for ``seat`` (higher is better)."""
+    WORK.units += EVALUATE_UNITS
     values = seat_values(state, careful)
     score = relative(values, seat)
     if state.over:
@@ -233,6 +236,7 @@ def evaluate(state: GameState, seat: int, careful: bool = False) -> float:
 def evaluate_all(state: GameState, careful: bool = False) -> list[float]:
     """``evaluate(state, seat, careful)`` for every seat at once (the seats' values are computed
     once): what each seat maximises in a search where every seat plays for itself."""
+    WORK.units += EVALUATE_UNITS
     values = seat_values(state, careful)
     scores = [relative(values, seat) for seat in range(len(values))]
     if state.over:

@@ -10,7 +10,7 @@ multi-player backup: every seat maximises its own evaluation, not the root's). P
 every seat plays its greedy turn, until the next income has been paid to every seat or a few
 turns have passed; the position is then scored by the evaluation, for every seat at once.
 
-The search is bounded by work units (``policy.WORK``), not by the clock: the same view and seed
+The search is bounded by work units (``work.WORK``), not by the clock: the same view and seed
 give the same move on any machine and under any load, so thinking again after a restart finds
 the same move. A wall-clock hard stop bounds a decision on a loaded machine (and only then can
 two runs differ).
@@ -32,7 +32,6 @@ from .policy import (
     CAREFUL,
     GAIN_EPSILON,
     TURN_STEPS,
-    WORK,
     Plan,
     _play,
     _position_key,
@@ -45,13 +44,13 @@ from .policy import (
     shortlist,
     steps,
 )
+from .work import WORK
 
 # --- knobs (docs/ai.md) ----------------------------------------------------------------------
 # work units per second of budget, by the number of players (one core of the 2-core machine,
 # measured in CPU time by benchmarks/bench_hard.py: a unit costs more with more seats)
-UNITS_PER_S = {2: 4200.0, 3: 3100.0, 4: 2400.0, 5: 2200.0}
+UNITS_PER_S = {2: 6000.0, 3: 5000.0, 4: 3400.0, 5: 3100.0}
 PLAN_SHARE = 0.35  # part of the units for the beam search of the seat's own turn
-ROOT_BEAM = (6, 3, 2)  # the beam of that search (as normal's)
 ROOT_PLANS = 4  # whole-turn plans weighed at the root (distinct first actions first) + easy's
 ROOT_MARGIN = 4.0  # ... those at most this far (Ecus) behind the best at the end of the turn
 PRIOR_SHARE = 0.3  # share of a root plan's end-of-turn score in its value (the rest: iterations)
@@ -59,8 +58,9 @@ OPTIONS = 2  # turns a seat below the root chooses between: its greedy turn and 
 TREE_TURNS = 1  # turns below the root kept in the tree; the rest of an iteration is greedy
 EXTRA_TURNS = 0  # turns played after every rival has replied once (fewer if the income comes)
 EXPLORE = 3.0  # UCB's exploration constant, in Ecus of the evaluation
-LATER_CAREFUL = False  # the evaluation the seats' greedy turns use below the root
-QUICK = True  # below the root, a greedy turn travels at its first step only (see quick_turn)
+LATER_CAREFUL = True  # the evaluation the seats' greedy turns use below the root
+QUICK_FROM = 3  # with this many players or more, a greedy turn below the root is quick_turn's
+LEAN = True  # no travel step whose card action needs no travel (policy._expand)
 HARD_CAP_S = 8.0  # wall-clock stop, whatever the budget, for a loaded machine
 HARD_FACTOR = 4.0  # ... or this many times the budget, if that comes first
 HARD_FLOOR_S = 2.0  # ... but never sooner (a small budget on a loaded machine stays exact)
@@ -180,6 +180,7 @@ class Search:
         self.stop_at = time.perf_counter() + wall
         self.income_round = _next_income_round(view.round)
         self.horizon = self.seats - 1 + EXTRA_TURNS  # turns played after the root's, at most
+        self.quick = self.seats >= QUICK_FROM
         self.samples: list[GameState] = []
         self.greedy: dict[str, Turn] = {}  # position (with the mover's hand) -> its greedy turn
         self.options: dict[str, list[Turn]] = {}  # position -> the turns a seat considers there
@@ -216,6 +217,13 @@ class Search:
 
     def run(self) -> list[tuple[Plan, RootArm]]:
         """Search; returns the root plans with their arms, best first."""
+        lean, WORK.lean = WORK.lean, LEAN
+        try:
+            return self._run()
+        finally:
+            WORK.lean = lean
+
+    def _run(self) -> list[tuple[Plan, RootArm]]:
         plans = self.plan_root()
         arms = [self.root.arms[tuple(p.actions)] for p in plans]
         assert all(isinstance(a, RootArm) for a in arms)
@@ -305,7 +313,7 @@ class Search:
         key = _position_key(state, seat)
         found = self.greedy.get(key)
         if found is None:
-            if QUICK:
+            if self.quick:
                 actions = quick_turn(state, seat, LATER_CAREFUL)
             else:
                 _, actions = finish_turn(state, seat, careful=LATER_CAREFUL, stop_at=self.stopped)
@@ -332,7 +340,7 @@ class Search:
             rest: list[Action] = []
             if not _turn_over(step.state, seat):
                 limit = TURN_STEPS - len(step.actions)
-                if QUICK:
+                if self.quick:
                     _, rest = quick_rest(step.state, seat, LATER_CAREFUL, limit)
                 else:
                     _, rest = finish_turn(step.state, seat, limit, LATER_CAREFUL, self.stopped)

@@ -10,6 +10,7 @@ import pytest
 
 from ai import Level, choose_action, hard, policy
 from ai.hard import Arm, Node, Search
+from ai.work import WORK
 from ai.worker import decide_json
 from engine import Action, EndTurn, GameState, apply, check, parse_action, player_view
 
@@ -42,11 +43,11 @@ def test_the_budget_is_counted_in_work_units() -> None:
     """A search spends about its budget times ``UNITS_PER_S`` units (it may finish the iteration
     in progress), and a larger budget buys more iterations."""
     for state in turn_starts(2, 82, 12)[3:]:
-        start = policy.WORK.units
+        start = WORK.units
         small = _search(state, 0.1)
         if len(small.root.arms) > 1:  # a choice to weigh
             break
-    small_units = policy.WORK.units - start
+    small_units = WORK.units - start
     large = _search(state, 0.4)
     assert small_units >= 0.1 * hard.UNITS_PER_S[2]
     assert small.iterations < large.iterations

@@ -1,0 +1,28 @@
+"""What one thread's search has done so far: its work in units, and its memories.
+
+``WORK.units`` counts the search's work: one engine ``apply`` is one unit, one evaluation of a
+position ``EVALUATE_UNITS``, one list of candidates ``CANDIDATE_UNITS`` (roughly their costs).
+Unlike the clock, the count is the same on any machine and under any load, so a search bounded
+by it (``hard``) decides the same way every time. One per thread: searches in two threads do
+not spend each other's units, nor share the memory of the search in progress.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+CANDIDATE_UNITS = 4.0  # one ``policy.candidates`` call (one apply is one unit)
+EVALUATE_UNITS = 1.0  # one ``evaluate.evaluate`` or ``evaluate_all`` call
+
+
+class _Work(threading.local):
+    units = 0.0
+    # The expansions of one search of the seat's own turn (``policy.shortlist``): position ->
+    # its steps, unscored. Only while its own turn is searched on one sample: a step that ends
+    # the turn draws cards, which differ from one sample to another.
+    expanded: dict[str, Any] | None = None
+    lean = False  # leave out travel steps whose action needs no travel (``policy._expand``)
+
+
+WORK = _Work()
