@@ -2,8 +2,9 @@
 and ``think``, its asynchronous form that runs off the event loop; ``hints`` (the coach behind
 ``/hint``) and ``advise``, its asynchronous form; ``say`` words the coach's sentences."""
 
+from .choose import choose_action
 from .coach import CoachRefusal, Hint, hints
-from .policy import Level, answer_choice, choose_action
+from .policy import Level, answer_choice
 from .words import say
 from .worker import advise, think
 

@@ -18,7 +18,8 @@ from engine import (
     player_view,
 )
 
-from .policy import Level, choose_action
+from .choose import choose_action
+from .policy import Level
 
 MAX_ACTIONS = 3000  # far beyond any real game (about 30 actions per seat): a stall guard
 

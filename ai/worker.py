@@ -16,8 +16,9 @@ from typing import Any
 
 from engine import Action, PlayerView, dump_action, parse_action
 
+from .choose import choose_action
 from .coach import Hint, hint_data, hints, parse_hint
-from .policy import Level, choose_action
+from .policy import Level
 
 
 def decide_json(view_json: str, level: str, budget_s: float, seed: int) -> dict[str, object]:

@@ -25,8 +25,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from ai import hard
+from ai.choose import choose_action
 from ai.coach import hints
-from ai.policy import choose_action, forget_plans
+from ai.policy import forget_plans
 from ai.work import WORK
 from bot.settings import Settings
 from engine import GameState, Options, PlayerView, apply, current_seat, new_game, player_view
