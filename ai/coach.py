@@ -135,6 +135,12 @@ def hints(
     return [describe(sample, view.seat, actions) for actions in chosen]
 
 
+def check(view: PlayerView, level: Level | str = DEFAULT_LEVEL) -> Level:
+    """The level ``hints`` would plan at for ``view``; raises the ``CoachRefusal`` it would
+    raise, at once (a front end refuses before it waits for the search)."""
+    return _check(view, level)
+
+
 def _check(view: PlayerView, level: Level | str) -> Level:
     if view.over:
         raise CoachRefusal(phrase("coach.refusal.over"))

@@ -45,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="let random players make N moves first")
     local.add_argument("--bots", type=_count, default=None, metavar="N",
                        help="N of the seats are computer players (docs/ai.md)")
-    local.add_argument("--level", default=None, choices=("easy", "normal"),
+    local.add_argument("--level", default=None, choices=("easy", "normal", "hard"),
                        help="the computers' level (default normal)")
     local.add_argument("--lang", default=None, choices=("en", "fr", "de"),
                        help="the game's language: prompts, replies, help, typed words and "

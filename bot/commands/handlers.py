@@ -145,6 +145,10 @@ async def undo(service: GameService, ctx: Context, args: Args) -> Outcome:
     return await service.undo(ctx.channel_id, ctx.user_id)
 
 
+async def hint(service: GameService, ctx: Context, args: Args) -> Outcome:
+    return await service.hint(ctx.channel_id, ctx.user_id, plain=ctx.plain)
+
+
 async def hand(service: GameService, ctx: Context, args: Args) -> Outcome:
     return await service.hand(ctx.channel_id, ctx.user_id)
 
@@ -216,7 +220,7 @@ async def settings(service: GameService, ctx: Context, args: Args) -> Outcome:
     return await service.update_settings(
         ctx.channel_id, ctx.user_id, reminder_hours=args.get("reminder"),
         deadline_hours=args.get("deadline"), language=args.get("language"),
-        is_admin=ctx.is_admin)
+        hints=args.get("hints"), is_admin=ctx.is_admin)
 
 
 async def pause(service: GameService, ctx: Context, args: Args) -> Outcome:

@@ -44,15 +44,15 @@ COMMANDS: dict[str, CommandSpec] = {
             Param("deadline", "number", "Hours before the turn ends by itself (optional)",
                   False, 1, 720),
             Param("bots", "int", "Computer players to seat at once (0-4)", False, 0, 4),
-            Param("level", "level", "The computers' level: easy or normal (default normal)",
-                  False),
+            Param("level", "level",
+                  "The computers' level: easy, normal or hard (default normal)", False),
         ), "/create 3 holdem", run=h.create),
         CommandSpec("join", "Take a seat in this channel's game", "lobby", (), "/join", run=h.join),
         CommandSpec("leave", "Leave the game before it starts", "lobby", (), "/leave", run=h.leave),
         CommandSpec("start", "Start the game (creator or admin)", "lobby", (), "/start",
                     run=h.start),
         CommandSpec("addbot", "Seat a computer player (creator or admin)", "lobby", (
-            Param("level", "level", "How well it plays: easy or normal (default normal)",
+            Param("level", "level", "How well it plays: easy, normal or hard (default normal)",
                   False),
         ), "/addbot easy", run=h.addbot),
         CommandSpec("removebot", "Remove the last computer player (creator or admin)", "lobby",
@@ -107,6 +107,8 @@ COMMANDS: dict[str, CommandSpec] = {
                     "turn", (), "/undo", run=h.undo),
         # --- info ---
         CommandSpec("hand", "Show your hand, privately", "info", (), "/hand", run=h.hand),
+        CommandSpec("hint", "The computer's best plans for your turn, privately", "info", (),
+                    "/hint", run=h.hint),
         CommandSpec("status", "Round, whose turn, everyone's Ecus, cards and cubes", "info", (),
                     "/status", run=h.status),
         CommandSpec("board", "Show the boards, one age large, or a move before and after",
@@ -145,14 +147,16 @@ COMMANDS: dict[str, CommandSpec] = {
         ), "/away 48", run=h.away),
         CommandSpec("back", "End your declared absence", "self", (), "/back", run=h.back),
         # --- the game's keepers: /game ... in Discord ---
-        CommandSpec("settings", "Show or change reminder and deadline hours (creator or admin)",
-                    "admin", (
+        CommandSpec("settings", "Show or change reminders, deadline, language and hints "
+                    "(creator or admin)", "admin", (
             Param("reminder", "number", "Hours without a move before a reminder (1-720)",
                   False, 1, 720),
             Param("deadline", "hours", "Hours before a turn ends by itself; 0 for none",
                   False, 0, 720),
             Param("language", "language", "Language of the game's pictures: en, fr or de", False),
-        ), "/game settings reminder:12", ("reminder", "deadline", "language"), parent="game",
+            Param("hints", "flag", "Whether /hint answers in this game: on or off", False),
+        ), "/game settings reminder:12", ("reminder", "deadline", "language", "hints"),
+            parent="game",
             run=h.settings),
         CommandSpec("pause", "Pause the game: no moves, reminders or deadlines (creator or admin)",
                     "admin", (), "/game pause", parent="game", run=h.pause),

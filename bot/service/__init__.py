@@ -20,7 +20,7 @@ settings, pause, replacement, removal), ``absence`` (mute, away, back), ``comput
 ``outbox`` (the rows and their deliverer), ``dispatcher`` (the task that fires timers);
 the community: ``fairplay`` (the seal, the deals, the ratings, written by the transactions
 that start, deal and end a game), ``ratings`` and ``record`` (pure), ``community`` (/stats,
-/leaderboard, /game export, /game verify).
+/leaderboard, /game export, /game verify); ``hints`` (/hint, the coach).
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ from .errors import (
     ServiceError,
     UndoRefused,
 )
+from .hints import HintRefused, HintsMixin, hint_seed, hints_text
 from .model import (
     BOT_LEVELS,
     DRAW_KINDS,
@@ -86,7 +87,7 @@ from .texts import (
 )
 
 
-class GameService(ComputersMixin, AdminMixin, AbsenceMixin, CommunityMixin):
+class GameService(ComputersMixin, AdminMixin, AbsenceMixin, CommunityMixin, HintsMixin):
     """Plain async methods; each returns an ``Outcome`` or raises an ``EngineError``.
 
     ``clock`` gives Unix seconds (for the log and timers); ``seeds`` gives a new game's seed.
@@ -116,6 +117,7 @@ __all__ = [
     "GameService",
     "GameSettings",
     "GameStatus",
+    "HintRefused",
     "HistoryEntry",
     "Image",
     "LobbyError",
@@ -141,6 +143,8 @@ __all__ = [
     "events_text",
     "format_names",
     "hand_text",
+    "hint_seed",
+    "hints_text",
     "hours_text",
     "is_computer",
     "replay",

@@ -41,21 +41,24 @@ class AdminMixin(RepairMixin):
     def settings_text(settings: GameSettings, lang: str | None = None) -> str:
         deadline = (say("settings.deadline", lang, hours=hours_text(settings.deadline_hours))
                     if settings.deadline_hours else say("settings.no_deadline", lang))
+        hints = say("settings.hints_on" if settings.hints_on else "settings.hints_off", lang)
         return say("settings.text", lang, hours=hours_text(settings.reminder_hours),
-                   deadline=deadline, language=LANGUAGE_NAMES[settings.language])
+                   deadline=deadline, language=LANGUAGE_NAMES[settings.language], hints=hints)
 
     @outboxed
     async def update_settings(
         self, channel_id: int, user_id: int, *, reminder_hours: float | None = None,
         deadline_hours: float | None = None, language: str | None = None,
-        is_admin: bool = False,
+        hints: bool | None = None, is_admin: bool = False,
     ) -> Outcome:
-        """Change the reminder period, the deadline (``deadline_hours=0``: none) or the language
-        of the game's pictures; creator or admin. When the hours change, the current player's
-        timers start again from now. Without values: show the settings (to anyone)."""
+        """Change the reminder period, the deadline (``deadline_hours=0``: none), the language
+        of the game's pictures or whether /hint answers; creator or admin. When the hours
+        change, the current player's timers start again from now. Without values: show the
+        settings (to anyone)."""
         if language is not None and language not in LANGUAGES:
             raise MalformedAction(tell("settings.bad_language", languages=", ".join(LANGUAGES)))
-        if reminder_hours is None and deadline_hours is None and language is None:
+        if reminder_hours is None and deadline_hours is None and language is None and (
+                hints is None):
             info = await self.info(channel_id)
             lang = i18n.reader()
             return Outcome(game=info, reply=Reply(
@@ -71,6 +74,8 @@ class AdminMixin(RepairMixin):
                 values["deadline_hours"] = deadline_hours or None
             if language is not None:
                 values["language"] = language
+            if hints is not None:
+                values["hints"] = hints
             try:
                 settings = GameSettings.model_validate(values)
             except ValidationError:

@@ -147,8 +147,8 @@ class ServiceCore:
             status=game.status,
             version=game.version if version is None else version,
             settings=settings,
-            seats=tuple(SeatInfo(s.seat, s.user_id, s.name, s.muted, s.away_until, s.removed)
-                        for s in seats),
+            seats=tuple(SeatInfo(s.seat, s.user_id, s.name, s.muted, s.away_until, s.removed,
+                                 s.hints) for s in seats),
             paused_at=game.paused_at,
         )
 

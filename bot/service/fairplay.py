@@ -66,7 +66,7 @@ async def rate_game(tx: Tx, game: GameRow, info: GameInfo, state: GameState,
     excluded = {s.seat for s in seats if s.removed or is_computer(s.user_id)}
     timings = seat_timings(moves, {s.seat: s.user_id for s in seats}, excluded)
     results = [ResultRow(game.id, s.seat, guild, o, names[o], rank, e, *priors[o], *new,
-                         timings[s.seat].deadlines, 0, now)
+                         timings[s.seat].deadlines, s.hints, now)
                for s, o, rank, e, new in zip(seats, owners, ranks, ecus, after, strict=True)]
     await tx.add_results(results)
     sums: dict[str, RatingRow] = {}
@@ -98,4 +98,17 @@ async def finish_game(tx: Tx, game: GameRow, info: GameInfo, state: GameState,
         lines.append(say("community.reveal", lang, seed=game.seed, salt=seal.salt,
                          commitment=seal.commitment))
     lines.append(await rate_game(tx, game, info, state, await tx.moves(game.id), now))
+    hinted = hints_line(info)
+    if hinted:
+        lines.append(hinted)
     return "\n".join(lines)
+
+
+def hints_line(info: GameInfo) -> str | None:
+    """The end post's count of each person's hints (/hint), when hints were on or asked for;
+    in the game's language."""
+    people = [s for s in sorted(info.seats, key=lambda s: s.seat) if not is_computer(s.user_id)]
+    if not info.settings.hints_on and not any(s.hints for s in people):
+        return None
+    counts = ", ".join(f"{s.shown} {s.hints}" for s in people)
+    return say("community.hints_used", info.settings.language, counts=counts)

@@ -38,10 +38,10 @@ from .texts import (
 
 
 def check_level(level: str) -> str:
-    """A computer's level as typed, checked: easy or normal."""
+    """A computer's level as typed, checked: easy, normal or hard."""
     key = level.strip().lower()
     if key not in BOT_LEVELS:
-        raise MalformedAction(tell("lobby.bad_level", levels=" or ".join(BOT_LEVELS),
+        raise MalformedAction(tell("lobby.bad_level", levels=", ".join(BOT_LEVELS),
                                    level=repr(level[:20])))
     return key
 

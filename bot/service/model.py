@@ -97,11 +97,19 @@ class GameSettings(BaseModel):
     deadline_hours: float | None = Field(default=None, gt=0)
     # of the game's pictures and of what the bot posts, pings and DMs (docs/discord.md)
     language: Language = "en"
-    # computer seats: their reserved negative user id -> level (easy, normal); docs/ai.md
+    # computer seats: their reserved negative user id -> level (easy, normal, hard); docs/ai.md
     bots: dict[int, str] = Field(default_factory=dict)
+    # /hint: None until a keeper sets it: then on exactly when a computer is seated
+    hints: bool | None = None
+
+    @property
+    def hints_on(self) -> bool:
+        """Whether /hint answers in this game: as set, else on with a computer seat (a game
+        against computers is practice; between people a coach would be a third player)."""
+        return bool(self.bots) if self.hints is None else self.hints
 
 
-BOT_LEVELS = ("easy", "normal")
+BOT_LEVELS = ("easy", "normal", "hard")
 
 
 def is_computer(user_id: int | None) -> bool:

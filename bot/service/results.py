@@ -31,6 +31,7 @@ class SeatInfo:
     muted: bool = False  # no reminder DMs
     away_until: float | None = None  # declared absence (deadlines extended, no reminders)
     removed: bool = False  # kicked: his turns end and his choices take the default at once
+    hints: int = 0  # /hint answers this seat was given in this game
 
     @property
     def shown(self) -> str:

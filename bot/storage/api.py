@@ -73,6 +73,7 @@ class SeatRow:
     muted: bool = False
     away_until: float | None = None
     removed: bool = False
+    hints: int = 0  # /hint answers given to this seat in this game
 
 
 @dataclass(frozen=True)

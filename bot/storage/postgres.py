@@ -228,6 +228,10 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX turn_times_player ON turn_times (guild_id, player, seconds);
     """,
+    # 6: each seat's hints (SQLite migration 6)
+    """
+    ALTER TABLE seats ADD COLUMN hints integer NOT NULL DEFAULT 0;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

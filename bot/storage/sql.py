@@ -95,7 +95,7 @@ GAME_COLS = (
     "id, guild_id, channel_id, creator_id, status, settings, seed, state, checkpoint, "
     "checkpoint_seq, version, created_at, updated_at, paused_at, turn_timing"
 )
-SEAT_COLS = "game_id, seat, user_id, name, joined_at, muted, away_until, removed"
+SEAT_COLS = "game_id, seat, user_id, name, joined_at, muted, away_until, removed, hints"
 NOTE_COLS = "id, game_id, after_seq, user_id, text, created_at"
 MOVE_COLS = "id, game_id, seq, version, seat, user_id, kind, action, events, step, created_at"
 TIMER_COLS = "id, game_id, kind, seat, user_id, due_at, payload, created_at"
@@ -118,7 +118,8 @@ IS_LIVE = "status IN ({})".format(", ".join(f"'{s}'" for s in LIVE_STATUSES))
 # what update_game and update_seat may set
 GAME_FIELDS = frozenset({"status", "settings", "state", "checkpoint", "checkpoint_seq",
                          "creator_id", "paused_at"})
-SEAT_FIELDS = frozenset({"user_id", "name", "joined_at", "muted", "away_until", "removed"})
+SEAT_FIELDS = frozenset({"user_id", "name", "joined_at", "muted", "away_until", "removed",
+                         "hints"})
 BOOL_SEAT_FIELDS = frozenset({"muted", "removed"})  # SQLite keeps 0/1, PostgreSQL booleans
 
 
@@ -132,13 +133,13 @@ class Row(Protocol):
 
 def seat_row(r: Row) -> SeatRow:
     """A seat from the columns of ``SEAT_COLS`` (``muted`` and ``removed`` as booleans)."""
-    return SeatRow(r[0], r[1], r[2], r[3], r[4], bool(r[5]), r[6], bool(r[7]))
+    return SeatRow(r[0], r[1], r[2], r[3], r[4], bool(r[5]), r[6], bool(r[7]), r[8])
 
 
 def seat_values(game_id: int, s: SeatRow) -> tuple[Any, ...]:
     """The values of ``SEAT_COLS`` for one seat."""
     return (game_id, s.seat, s.user_id, s.name, s.joined_at, bool(s.muted), s.away_until,
-            bool(s.removed))
+            bool(s.removed), s.hints)
 
 
 def _fields(kind: str, fields: dict[str, Any], allowed: frozenset[str]) -> tuple[str, ...]:
@@ -209,7 +210,7 @@ ADD_SEAT = Statement(
     "INSERT INTO seats (game_id, seat, user_id, name, joined_at) VALUES (?, ?, ?, ?, ?)")
 REMOVE_SEAT = Statement("DELETE FROM seats WHERE game_id = ? AND user_id = ?")
 DELETE_SEATS = Statement("DELETE FROM seats WHERE game_id = ?")
-INSERT_SEAT = Statement(f"INSERT INTO seats ({SEAT_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+INSERT_SEAT = Statement(f"INSERT INTO seats ({SEAT_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
 ADD_NOTE = Statement(
     "INSERT INTO notes (game_id, after_seq, user_id, text, created_at) VALUES (?, ?, ?, ?, ?)")
 APPEND_MOVE = Statement(

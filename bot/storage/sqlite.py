@@ -220,6 +220,10 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX turn_times_player ON turn_times (guild_id, player, seconds);
     """,
+    # 6: each seat's hints (/hint) in its game, summed into the player's statistics at the end
+    """
+    ALTER TABLE seats ADD COLUMN hints INTEGER NOT NULL DEFAULT 0;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -87,7 +87,7 @@ async def test_lobby_add_and_remove_computers(storage: SqliteStorage, clock: Clo
         await service.start(CH, ANN)
     with pytest.raises(PermissionDenied, match="creator or a server admin"):
         await service.add_bot(CH, BOB, "easy")
-    with pytest.raises(MalformedAction, match="easy or normal"):
+    with pytest.raises(MalformedAction, match="easy, normal, hard"):
         await service.add_bot(CH, ANN, "brilliant")
     with pytest.raises(LobbyError, match="no computer"):
         await service.remove_bot(CH, ANN)

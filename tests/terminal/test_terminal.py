@@ -415,5 +415,5 @@ def test_computers_that_leave_no_seat_for_a_person_are_refused(tmp_path: Path) -
     code, text = play(tmp_path, [], players=2, bots=2)
     assert code == 2 and "no seat for a person" in text
     code, text = play(tmp_path, [], players=3, bots=1, bot_level="brilliant")
-    assert code == 2 and "easy or normal" in text
+    assert code == 2 and "easy, normal, hard" in text
     assert "Game file" not in text  # refused before any game was opened
