@@ -63,7 +63,7 @@ def test_the_readme_tells_what_the_product_has() -> None:
     commands = readme[readme.index("## Commands"):]
     for spec in COMMANDS.values():
         assert f"`/{spec.path}" in commands or f", `/{spec.path}`" in commands, spec.path
-    assert "`/game settings [reminder] [deadline] [language]`" in commands
+    assert "`/game settings [reminder] [deadline] [language] [hints]`" in commands
     for flag in ("--bots", "--level", "--lang"):
         assert flag in readme, flag
     assert "`/travel faith 1`" in readme  # the terminal's order of words

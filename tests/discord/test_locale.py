@@ -273,7 +273,7 @@ async def test_a_french_client_is_refused_in_french_and_a_german_game_posts_germ
             settings = await run(fake, alice, ch, "game settings", language="de")
             posted = await fake.wait_for_message(
                 ch, lambda m: "stellt ein" in m.content, timeout=10)
-            assert posted.content.endswith("Sprache: Deutsch.")
+            assert posted.content.endswith("Sprache: Deutsch, Tipps aus.")
             assert settings.messages  # alice's own answer came too
 
             english = await run(fake, alice, ch, "hand")  # the game has not started
