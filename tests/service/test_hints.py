@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-import engine
 import ai
+import engine
 from ai import Hint
 from bot import i18n
 from bot.service import (
