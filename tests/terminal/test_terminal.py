@@ -417,3 +417,27 @@ def test_computers_that_leave_no_seat_for_a_person_are_refused(tmp_path: Path) -
     code, text = play(tmp_path, [], players=3, bots=1, bot_level="brilliant")
     assert code == 2 and "easy, normal, hard" in text
     assert "Game file" not in text  # refused before any game was opened
+
+
+def test_hints_in_the_terminal_against_a_computer(tmp_path: Path) -> None:
+    """/hint answers in plain text (no Discord markup), a keeper turns hints off and on, and
+    the end post counts the hints asked."""
+    code, text = play(tmp_path, ["/hint", "/game settings hints:off", "/hint",
+                                 "/game settings hints:on", "/hint", "/random 400",
+                                 "/random 400"],
+                      players=2, bots=1, bot_level="hard", bot_budget=0.0, seed=3)
+    assert code == 0
+    answers = [part for part in text.split("💡 ")[1:] if part.startswith("The computer's plans")]
+    assert len(answers) == 2  # the same game, step and seat: the same plans
+
+    def plans(answer: str) -> list[str]:
+        blocks = answer.split("\n\n")
+        return blocks[:-1] + ["\n".join(blocks[-1].split("\n")[:4])]  # then other output
+
+    assert plans(answers[0]) == plans(answers[1]) and len(plans(answers[0])) == 4
+    plan = answers[0].split("\n\n")[1]
+    assert plan.startswith("1. ") and "**" not in plan and "Costs " in plan
+    assert "Refused: Hints are off in this game" in text
+    assert "hints off." in text and "hints on (/hint)." in text
+    assert "Hints asked for (/hint): Ann 2." in text
+    assert saved(tmp_path).status == "over"
