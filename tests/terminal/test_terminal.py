@@ -432,7 +432,7 @@ def test_hints_in_the_terminal_against_a_computer(tmp_path: Path) -> None:
 
     def plans(answer: str) -> list[str]:
         blocks = answer.split("\n\n")
-        return blocks[:-1] + ["\n".join(blocks[-1].split("\n")[:4])]  # then other output
+        return [*blocks[:-1], "\n".join(blocks[-1].split("\n")[:4])]  # then other output
 
     assert plans(answers[0]) == plans(answers[1]) and len(plans(answers[0])) == 4
     plan = answers[0].split("\n\n")[1]
