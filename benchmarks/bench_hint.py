@@ -79,7 +79,8 @@ async def one_game(fake: FakeDiscord, bot: object, ch: FakeChannel, user: FakeUs
             bot.dispatcher.wake()  # type: ignore[attr-defined]  # as a command through Discord
             if action.kind == "end_turn":
                 break
-    await service.abandon(ch.id, user.id)
+    if not (await service.snapshot(ch.id))[1].over:
+        await service.abandon(ch.id, user.id)
 
 
 async def main(args: argparse.Namespace) -> None:
