@@ -23,7 +23,7 @@ from .board import FOOTPRINTS, PRINTED_HAMLETS, square_name
 from .constants import BUILDINGS, COLS, ROWS, Age, BuildingType, Family
 from .domains import BoardIndex, board_index
 from .events import Event
-from .game import apply, current_seat, iter_legal_specs, new_game
+from .game import apply, current_seat, legal_action_list, new_game
 from .resolve import cells_of
 from .state import GameState, Options
 
@@ -31,11 +31,11 @@ Chooser = Callable[[GameState, random.Random], tuple[int, Action]]
 
 
 def random_action(state: GameState, chooser: random.Random) -> tuple[int, Action]:
+    """Uniform over the legal actions; only the one picked is listed and built (the same pick
+    as ``chooser.choice(legal_actions(state, seat))``)."""
     seat = current_seat(state)
     assert seat is not None
-    specs = list(iter_legal_specs(state, seat))
-    cls, fields = chooser.choice(specs)
-    return seat, cls.model_construct(**fields)
+    return seat, chooser.choice(legal_action_list(state, seat))
 
 
 # Weights of each kind of action for the scenario-seeking player (when the kind is legal).
@@ -167,24 +167,22 @@ def seeking_action(state: GameState, chooser: random.Random) -> tuple[int, Actio
     """A legal action of the player to act, chosen to reach rare cascades (module docstring)."""
     seat = current_seat(state)
     assert seat is not None
-    by_kind: dict[str, list[tuple[type[Action], dict[str, Any]]]] = {}
-    for cls, fields in iter_legal_specs(state, seat):
-        by_kind.setdefault(_kind(cls), []).append((cls, fields))
-    kinds = sorted(by_kind)
+    legal = legal_action_list(state, seat)
+    kinds = sorted(legal.counts())
     if state.pending is None and chooser.random() < OPPORTUNITY:
         # A move that sets off a rare cascade right away, when there is one.
         boards = _Boards(state)
         rare = [
             spec
             for k in ("construct", "upgrade", "demolish", "populate")
-            for spec in by_kind.get(k, [])
+            for spec in legal.specs(k)
             if _weight(state, boards, *spec) >= RARE
         ]
         if rare:
             cls, fields = chooser.choice(rare)
             return seat, cls.model_construct(**fields)
     kind = chooser.choices(kinds, [KIND_WEIGHTS[k] for k in kinds])[0]
-    specs = by_kind[kind]
+    specs = list(legal.specs(kind))
     if kind in ("construct", "upgrade", "populate", "exchange", "demolish"):
         boards = _Boards(state)
         weights = [_weight(state, boards, cls, fields) for cls, fields in specs]

@@ -8,7 +8,7 @@ from typing import Any
 from ..actions import Upgrade
 from ..board import FOOTPRINTS, Footprint, outer_positions, square_name
 from ..constants import BONUS, BUILDINGS, LADDER, Age, BuildingType, Family
-from ..domains import BoardIndex, Building, board_index
+from ..domains import BoardIndex, Building, Candidate, Rows, board_index
 from ..errors import IllegalAction, MalformedAction
 from ..events import Event, event
 from ..resolve import after_build, new_tile_id, touched_domains
@@ -25,14 +25,31 @@ from ..rules import (
 )
 from ..state import GameState, Tile, writable_tile
 from ..words import phrase
-from .common import Option, Plan, Specs, building_at, chosen_payment, pay, payments, square
+from .common import (
+    Option,
+    Plan,
+    Spec,
+    building_at,
+    chosen_payment,
+    hand_counts,
+    pay,
+    pay_table,
+    payments,
+    square,
+)
 
 
 def upgrade_targets(btype: BuildingType) -> list[BuildingType]:
     """Bigger types of the same family (R16: skipping a size is allowed)."""
-    ladder = LADDER[BUILDINGS[btype].family]
-    size = BUILDINGS[btype].size
-    return [t for t in ladder if BUILDINGS[t].size > size]
+    return list(_TARGETS[btype])
+
+
+_TARGETS = {
+    btype: tuple(
+        t for t in LADDER[BUILDINGS[btype].family] if BUILDINGS[t].size > BUILDINGS[btype].size
+    )
+    for btype in BuildingType
+}
 
 
 def _what(building: Building) -> dict[str, Any]:
@@ -259,32 +276,65 @@ def apply_upgrade(state: GameState, plan: Plan, events: list[Event]) -> None:
 
 def _upgradable(ctx: Ctx, seat: int, age: Age) -> list[tuple[Building, BuildingType]]:
     """(building, bigger type) pairs ``seat`` may try on ``age``, in reading order (R16)."""
-    out = []
-    for b in sorted(ctx.index(age).buildings.values(), key=lambda b: b.at):
-        if b.family is not Family.CIVIL and b.owner != seat:
-            continue
-        out += [(b, to) for to in upgrade_targets(b.type)]
-    return out
+    return [(b, to) for b, _, to, _, _ in _candidates(ctx.index(age), seat)]
 
 
-def legal_upgrades(state: GameState, seat: int, ctx: Ctx, age: Age) -> Specs:
-    hand = state.players[seat].hand
-    room = allowance(state.players[seat], age)
+def _candidates(idx: BoardIndex, seat: int) -> tuple[Candidate, ...]:
+    """The (building, bigger type) pairs of ``_upgradable`` on ``idx``'s board, with what the
+    generator reads of them; they depend on the tiles and the seat only: kept on the index."""
+    found = idx.upgrade_candidates.get(seat)
+    if found is None:
+        found = idx.upgrade_candidates[seat] = tuple(
+            (b, square_name(b.at), to, b.family, BUILDINGS[to].value - b.value)
+            for b in idx.in_reading_order
+            if b.family is Family.CIVIL or b.owner == seat
+            for to in _TARGETS[b.type]
+        )
+    return found
+
+
+def _upgrade_rows(
+    idx: BoardIndex, age: Age, building: Building, to: BuildingType, players: int
+) -> Rows:
+    """``_board_upgrade_squares`` named, each with its surcharge at ``players`` players (R18);
+    kept on the index like them."""
+    key = (building.key, to, players)
+    found = idx.upgrade_rows.get(key)
+    if found is None:
+        fps = FOOTPRINTS[BUILDINGS[to].size]
+        rows = []
+        for at in _board_upgrade_squares(idx, age, building, to):
+            fp = fps[at]
+            assert fp is not None
+            rows.append((square_name(at), surcharge(fp, players)))
+        found = idx.upgrade_rows[key] = tuple(rows)
+    return found
+
+
+def legal_upgrades(state: GameState, seat: int, ctx: Ctx, age: Age) -> list[Spec]:
+    """The legal upgrades of ``seat`` on ``age``: the board's rows of each building and new
+    type (``legal_upgrade_placements``, named) with the hand's payments per surcharge."""
+    player = state.players[seat]
+    room = allowance(player, age)
     if room == 0 or age is Age.REASON:
-        return
-    for b, to in _upgradable(ctx, seat, age):
-        for place in legal_upgrade_placements(ctx, seat, age, b, to):
-            for extra in payments(hand, place, room):
-                yield (
-                    Upgrade,
-                    {
-                        "age": age,
-                        "square": square_name(b.at),
-                        "to": to,
-                        "at": square_name(place.at),
-                        "surcharge": extra,
-                    },
-                )
+        return []
+    counts = hand_counts(player.hand)
+    stock = state.stock
+    players = state.options.players
+    idx = ctx.index(age)
+    out: list[Spec] = []
+    for b, name, to, fam, base in _candidates(idx, seat):
+        if stock[to] <= 0:
+            continue
+        pays = pay_table(counts, fam, base, room)
+        if not any(pays):
+            continue  # the hand cannot pay it anywhere: the board is not looked at
+        out += [
+            (Upgrade, {"age": age, "square": name, "to": to, "at": at, "surcharge": extra})
+            for at, e in _upgrade_rows(idx, age, b, to, players)
+            for extra in pays[e]
+        ]
+    return out
 
 
 def upgrade_options(
