@@ -90,16 +90,26 @@ def _around(size: int, cells: Iterable[int], reach: int) -> set[int]:
     return out
 
 
-@functools.cache
 def touching(size: int, b_size: int, b_at: int) -> int:
     """The top-left squares of the size-``size`` footprints whose border (the squares that
     share a side with it, outside it) holds a square of the footprint of size ``b_size`` at
     ``b_at``: a building there is a neighbour of a building placed at them (R19, R20)."""
-    fp = FOOTPRINTS[b_size][b_at]
-    assert fp is not None
-    cells = set(fp.cells)
-    return mask(
-        t
-        for t in _around(size, fp.cells, 1)
-        if cells.intersection(FOOTPRINTS[size][t].border)  # type: ignore[union-attr]
-    )
+    table = _TOUCHING[size][b_size]
+    found = table[b_at]
+    if found is None:
+        fp = FOOTPRINTS[b_size][b_at]
+        assert fp is not None
+        cells = set(fp.cells)
+        found = table[b_at] = mask(
+            t
+            for t in _around(size, fp.cells, 1)
+            if cells.intersection(FOOTPRINTS[size][t].border)  # type: ignore[union-attr]
+        )
+    return found
+
+
+# touching(size, b_size, b_at), filled on first use (a list per size pair: read at every
+# building of every new board, faster than a cache keyed by the three numbers).
+_TOUCHING: dict[int, dict[int, list[int | None]]] = {
+    s: {b: [None] * NCELLS for b in SIZES} for s in SIZES
+}

@@ -187,12 +187,15 @@ def _touch_masks(idx: BoardIndex, size: int) -> tuple[int, tuple[int, ...]]:
             near = 0
             for k in dom.members:
                 b = buildings[k]
-                near |= touching(size, BUILDINGS[b.type].size, b.at)
+                near |= touching(size, _SIZE[b.type], b.at)
             two |= seen & near
             seen |= near
             touch.append(near)
         found = idx.touch_masks[size] = (two, tuple(touch))
     return found
+
+
+_SIZE = {t: BUILDINGS[t].size for t in BuildingType}
 
 
 def legal_construct_squares(ctx: Ctx, age: Age, btype: BuildingType) -> list[Placement]:

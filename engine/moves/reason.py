@@ -157,12 +157,14 @@ def legal_reason_actions(state: GameState, seat: int, ctx: Ctx) -> list[Spec]:
     if room == 0:
         return []
     hand = player.hand
+    civil = min(hand.count(Family.CIVIL), room, player.cubes)  # cubes a population may take
     out: list[Spec] = []
     for b in ctx.index(Age.REASON).in_reading_order:
         if b.family is Family.CIVIL:
-            top = min(room_for_cubes(state, b), hand.count(Family.CIVIL), room, player.cubes)
-            name = square_name(b.at)
-            out += [(Populate, {"square": name, "count": k}) for k in range(1, top + 1)]
+            if civil:
+                top = min(room_for_cubes(state, b), civil)
+                name = square_name(b.at)
+                out += [(Populate, {"square": name, "count": k}) for k in range(1, top + 1)]
         elif b.ruin:
             owed = cards_owed(state, b)
             name = square_name(b.at)

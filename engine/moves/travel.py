@@ -61,6 +61,9 @@ def legal_travels(state: GameState, seat: int) -> list[Spec]:
     return [
         (Travel, {"to": dest, "adventurer": i})
         for i in range(ADVENTURERS)
-        for dest in Age
+        for dest in _AGES
         if dest is not player.adventurers[i]
     ]
+
+
+_AGES = tuple(Age)

@@ -11,8 +11,10 @@ from ..constants import BONUS, BUILDINGS, LADDER, Age, BuildingType, Family
 from ..domains import BoardIndex, Building, Candidate, Rows, board_index
 from ..errors import IllegalAction, MalformedAction
 from ..events import Event, event
+from ..masks import BORDERS, CELLS, RIVER
 from ..resolve import after_build, new_tile_id, touched_domains
 from ..rules import (
+    FAMILY_ORDER,
     Ctx,
     Placement,
     age_code,
@@ -99,9 +101,15 @@ def _cover_problem(
 
 
 def _ranked_problem(
-    idx: BoardIndex, age: Age, building: Building, to: BuildingType, fp: Footprint
+    idx: BoardIndex,
+    age: Age,
+    building: Building,
+    to: BuildingType,
+    fp: Footprint,
+    explain: bool = True,
 ) -> IllegalAction | None:
-    """R20 and R21 for an upgrade of a military or religious building (None for civil)."""
+    """R20 and R21 for an upgrade of a military or religious building (None for civil).
+    With ``explain=False`` a refusal is the shared ``ILLEGAL`` (no sentence is built)."""
     if building.family is Family.CIVIL:
         return None
 
@@ -109,7 +117,7 @@ def _ranked_problem(
         where = square_name(building.at)
         return phrase("phrase.upgrading", what=_what(building), where=where, to=str(to))
 
-    return hierarchy_problem(idx, age, to, fp, {building.key}, name)
+    return hierarchy_problem(idx, age, to, fp, {building.key}, name, explain)
 
 
 def upgrade_problem(
@@ -155,22 +163,31 @@ def _board_upgrade_squares(
     of ``idx``'s board let ``building`` become ``to``: ``_cover_problem`` and
     ``_ranked_problem`` find nothing. They depend on the board's tiles only (R20 and R21 read
     the same on Might and Faith; Reason is refused before), so they are kept on the index,
-    which is shared by every board with the same tiles."""
+    which is shared by every board with the same tiles.
+
+    The squares' tests read as bits (engine/masks.py): R16, the new footprint covers no
+    square of another building; R18, the river; and R20/R21 (``_ranked_problem``) only where
+    another building shares a side with the new footprint (none: no domain is joined)."""
     key = (building.key, to)
     found = idx.upgrade_squares.get(key)
     if found is None:
         size = BUILDINGS[to].size
+        old_size = BUILDINGS[building.type].size
+        others = idx.occupied & ~CELLS[old_size][building.at]
+        river = 0 if to in (BuildingType.TOWN, BuildingType.CITY) else RIVER[size]
+        ranked = building.family is not Family.CIVIL
+        cells, borders = CELLS[size], BORDERS[size]
         out = []
-        for at in outer_positions(building.at, BUILDINGS[building.type].size, size):
-            fp = FOOTPRINTS[size][at]
-            assert fp is not None
-            if (
-                _cover_problem(idx, building, to, at, fp) is None
-                and _ranked_problem(idx, age, building, to, fp) is None
-            ):
-                out.append(at)
-        found = tuple(out)
-        idx.upgrade_squares[key] = found
+        for at in outer_positions(building.at, old_size, size):
+            if cells[at] & others or river >> at & 1:
+                continue
+            if ranked and borders[at] & others:
+                fp = FOOTPRINTS[size][at]
+                assert fp is not None
+                if _ranked_problem(idx, age, building, to, fp, explain=False) is not None:
+                    continue
+            out.append(at)
+        found = idx.upgrade_squares[key] = tuple(out)
     return found
 
 
@@ -284,13 +301,26 @@ def _candidates(idx: BoardIndex, seat: int) -> tuple[Candidate, ...]:
     generator reads of them; they depend on the tiles and the seat only: kept on the index."""
     found = idx.upgrade_candidates.get(seat)
     if found is None:
-        found = idx.upgrade_candidates[seat] = tuple(
-            (b, square_name(b.at), to, b.family, BUILDINGS[to].value - b.value)
-            for b in idx.in_reading_order
-            if b.family is Family.CIVIL or b.owner == seat
-            for to in _TARGETS[b.type]
-        )
+        out: list[Candidate] = []
+        for b in idx.in_reading_order:
+            if b.owner == seat or BUILDINGS[b.type].family is Family.CIVIL:
+                pairs = _PAIRS.get((b.type, b.at, b.printed))
+                if pairs is None:
+                    pairs = _PAIRS[(b.type, b.at, b.printed)] = _pairs(b)
+                out += [(b, *pair) for pair in pairs]
+        found = idx.upgrade_candidates[seat] = tuple(out)
     return found
+
+
+def _pairs(b: Building) -> tuple[tuple[str, BuildingType, Family, int], ...]:
+    """Per bigger type of ``b`` (R16): the building's name, the type, the family, the cards of
+    the family it costs (the difference of values; a printed hamlet counts 1)."""
+    name = square_name(b.at)
+    return tuple((name, to, b.family, BUILDINGS[to].value - b.value) for to in _TARGETS[b.type])
+
+
+# _pairs by (type, top-left square, printed): the same for every board.
+_PAIRS: dict[tuple[BuildingType, int, bool], tuple[tuple[str, BuildingType, Family, int], ...]] = {}
 
 
 def _upgrade_rows(
@@ -324,17 +354,18 @@ def legal_upgrades(state: GameState, seat: int, ctx: Ctx, age: Age) -> list[Spec
     idx = ctx.index(age)
     out: list[Spec] = []
     for b, name, to, fam, base in _candidates(idx, seat):
-        if stock[to] <= 0:
-            continue
+        if stock[to] <= 0 or base > room or counts[_FAMILY_INDEX[fam]] < base:
+            continue  # out of stock, or the hand cannot pay it anywhere
         pays = pay_table(counts, fam, base, room)
-        if not any(pays):
-            continue  # the hand cannot pay it anywhere: the board is not looked at
         out += [
             (Upgrade, {"age": age, "square": name, "to": to, "at": at, "surcharge": extra})
             for at, e in _upgrade_rows(idx, age, b, to, players)
             for extra in pays[e]
         ]
     return out
+
+
+_FAMILY_INDEX = {f: i for i, f in enumerate(FAMILY_ORDER)}
 
 
 def upgrade_options(
