@@ -157,16 +157,6 @@ def chosen_payment(
     return base + extra
 
 
-def payments(hand: Sequence[Family], place: Placement, room: int) -> list[tuple[Family, ...]]:
-    """The distinct surcharges with which ``hand`` pays ``place`` within the adventurers'
-    ``room`` (R14, R18); empty when it cannot be paid."""
-    if place.total > room or hand.count(place.family) < place.base:
-        return []
-    left = [hand.count(f) for f in FAMILY_ORDER]
-    left[FAMILY_ORDER.index(place.family)] -= place.base
-    return _surcharges((left[0], left[1], left[2]), place.extra)
-
-
 # R18: the largest surcharge of a footprint (forest and mountain, at any number of players)
 MAX_EXTRA = max(
     forest_surcharge(n) + mountain_surcharge(n) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)
@@ -183,9 +173,10 @@ def hand_counts(hand: Sequence[Family]) -> tuple[int, int, int]:
 
 @functools.lru_cache(maxsize=4096)
 def pay_table(counts: tuple[int, int, int], family: Family, base: int, room: int) -> PayTable:
-    """``payments`` of a placement costing ``base`` cards of ``family`` for each surcharge at
-    once: entry ``e`` lists the surcharges with which a hand of ``counts`` (``hand_counts``)
-    pays ``base`` plus ``e`` cards within the adventurers' ``room`` (R14, R18)."""
+    """The ways to pay a placement costing ``base`` cards of ``family`` plus a surcharge, for
+    each surcharge at once: entry ``e`` lists the distinct surcharges (multisets of ``e`` cards
+    of any family) with which a hand of ``counts`` (``hand_counts``) pays ``base`` plus ``e``
+    cards within the adventurers' ``room`` (R14, R18); empty when it cannot."""
     left = list(counts)
     i = FAMILY_ORDER.index(family)
     if left[i] < base:

@@ -41,7 +41,6 @@ from .common import (
     hand_counts,
     pay,
     pay_table,
-    payments,
     square,
 )
 
@@ -381,19 +380,21 @@ def construct_options(state: GameState, seat: int, age: Age, btype: BuildingType
     cost (only those his hand and adventurers can pay): the squares of ``legal_actions``."""
     if state.over or state.pending is not None or seat != state.turn:
         return []
-    if not _affordable(state, seat, age, btype):
+    if not _affordable(state, seat, age, btype) or state.stock[btype] <= 0:
         return []
     player = state.players[seat]
-    room = allowance(player, age)
-    options = _options(btype, state.options.players)
-    payable: dict[int, bool] = {}  # by surcharge: the rest of the cost is the same everywhere
+    spec = BUILDINGS[btype]
+    players = state.options.players
+    pays = pay_table(hand_counts(player.hand), spec.family, spec.value, allowance(player, age))
+    # the squares of the surcharges the hand can pay: the rest of the cost is the same anywhere
+    payable = 0
+    for extra, squares in enumerate(surcharge_masks(spec.size, players)):
+        if pays[extra]:
+            payable |= squares
+    options = _options(btype, players)
     out = []
-    for place in legal_construct_squares(Ctx(state), age, btype):
-        ok = payable.get(place.extra)
-        if ok is None:
-            ok = payable[place.extra] = bool(payments(player.hand, place, room))
-        if ok:
-            option = options[place.at]
-            assert option is not None
-            out.append(option)
+    for at in squares_of(_construct_mask(Ctx(state).index(age), btype) & payable):
+        option = options[at]
+        assert option is not None
+        out.append(option)
     return out

@@ -36,7 +36,6 @@ from .common import (
     hand_counts,
     pay,
     pay_table,
-    payments,
     square,
 )
 
@@ -379,16 +378,17 @@ def upgrade_options(
     room = allowance(player, age)
     if room == 0:
         return []
-    ctx = Ctx(state)
+    counts = hand_counts(player.hand)
+    players = state.options.players
+    idx = Ctx(state).index(age)
     out = []
-    for b, to in _upgradable(ctx, seat, age):
-        for place in legal_upgrade_placements(ctx, seat, age, b, to):
-            if payments(player.hand, place, room):
-                name = square_name(place.at)
-                extra = f" + {place.extra} any" if place.extra else ""
-                label = (
-                    f"{b.type.label} {square_name(b.at)} -> {to.label} at {name}: "
-                    f"{place.base} {b.family.value}{extra}"
-                )
-                out.append((square_name(b.at), to, Option(name, place.total, place.extra, label)))
+    for b, name, to, fam, base in _candidates(idx, seat):
+        if state.stock[to] <= 0 or base > room or counts[_FAMILY_INDEX[fam]] < base:
+            continue
+        pays = pay_table(counts, fam, base, room)
+        for at, extra in _upgrade_rows(idx, age, b, to, players):
+            if pays[extra]:
+                more = f" + {extra} any" if extra else ""
+                label = f"{b.type.label} {name} -> {to.label} at {at}: {base} {fam.value}{more}"
+                out.append((name, to, Option(at, base + extra, extra, label)))
     return out

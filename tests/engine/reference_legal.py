@@ -39,6 +39,7 @@ from engine.constants import (
     Family,
 )
 from engine.domains import BoardIndex, Building
+from engine.moves.common import Option
 from engine.moves.construct import construct_placement, construct_problem
 from engine.moves.reason import cards_owed, room_for_cubes
 from engine.moves.upgrade import upgrade_placement, upgrade_problem
@@ -194,3 +195,70 @@ def _reason(state: GameState, seat: int, ctx: Ctx) -> Iterator[Spec]:
             for k in range(1, min(owed, hand.count(b.family), room) + 1):
                 if k == owed or player.cubes > 0:
                     yield Renovate, {"square": square_name(b.at), "cards": k}
+
+
+# --- the autocomplete queries as they were ----------------------------------------------------
+
+
+def reference_construct_options(
+    state: GameState, seat: int, age: Age, btype: BuildingType
+) -> list[Option]:
+    """Squares where ``seat`` can construct ``btype`` on ``age`` now, with their cost."""
+    if state.over or state.pending is not None or seat != state.turn or age is Age.REASON:
+        return []
+    player = state.players[seat]
+    spec = BUILDINGS[btype]
+    room = allowance(player, age)
+    if (
+        room == 0
+        or (spec.family is not Family.CIVIL and player.cubes <= 0)
+        or player.hand.count(spec.family) < spec.value
+    ):
+        return []
+    ctx = FreshCtx(state)
+    out = []
+    for at in range(NCELLS):
+        if FOOTPRINTS[spec.size][at] is None:
+            continue
+        if construct_problem(ctx, age, btype, at, explain=False) is not None:
+            continue
+        place = construct_placement(ctx, age, btype, at)
+        if _payments(player.hand, place, room):
+            name = square_name(at)
+            extra = f" + {place.extra} any" if place.extra else ""
+            label = f"{name}: {place.base} {place.family.value}{extra}"
+            out.append(Option(name, place.total, place.extra, label))
+    return out
+
+
+def reference_upgrade_options(
+    state: GameState, seat: int, age: Age
+) -> list[tuple[str, BuildingType, Option]]:
+    """(building square, new type, placement) triples ``seat`` can pay now."""
+    if state.over or state.pending is not None or seat != state.turn or age is Age.REASON:
+        return []
+    player = state.players[seat]
+    room = allowance(player, age)
+    if room == 0:
+        return []
+    ctx = FreshCtx(state)
+    out = []
+    for b in _by_square(ctx, age):
+        if b.family is not Family.CIVIL and b.owner != seat:
+            continue
+        for to in _targets(b.type):
+            size = BUILDINGS[to].size
+            for at in outer_positions(b.at, BUILDINGS[b.type].size, size):
+                if upgrade_problem(ctx, seat, age, b, to, at) is not None:
+                    continue
+                place = upgrade_placement(ctx, b, to, at)
+                if _payments(player.hand, place, room):
+                    name = square_name(at)
+                    extra = f" + {place.extra} any" if place.extra else ""
+                    label = (
+                        f"{b.type.label} {square_name(b.at)} -> {to.label} at {name}: "
+                        f"{place.base} {b.family.value}{extra}"
+                    )
+                    option = Option(name, place.total, place.extra, label)
+                    out.append((square_name(b.at), to, option))
+    return out
