@@ -24,6 +24,7 @@ from .constants import BUILDINGS, COLS, ROWS, Age, BuildingType, Family
 from .domains import BoardIndex, board_index
 from .events import Event
 from .game import apply, current_seat, legal_action_list, new_game
+from .masks import BORDERS, CELLS
 from .resolve import cells_of
 from .state import GameState, Options
 
@@ -71,6 +72,7 @@ class _Boards:
 
     def __init__(self, state: GameState) -> None:
         self.memo: dict[tuple[Age, BuildingType, int, int], float] = {}
+        self.split_memo: dict[tuple[Age, frozenset[int]], bool] = {}
         self.boards = state.boards
         self.idx = [board_index(b) for b in state.boards]
         self.populated = {c for t in state.boards[Age.REASON].tiles if t.cubes for c in cells_of(t)}
@@ -84,10 +86,13 @@ class _Boards:
         return w
 
     def _footprint_weight(self, age: Age, btype: BuildingType, at: int, own: int) -> float:
-        fp = FOOTPRINTS[BUILDINGS[btype].size][at]
+        size = BUILDINGS[btype].size
+        fp = FOOTPRINTS[size][at]
         if fp is None:
             return 1.0
         idx = self.idx[age]
+        if not own and self._apart(age, size, at):
+            return 3.0 if btype in (BuildingType.CASTLE, BuildingType.ABBEY) else 1.0
         w = 1.0
         domains = {idx.label[k] for k in idx.neighbour_keys(fp.cells, fp.border) if k != own}
         if BUILDINGS[btype].family is Family.CIVIL and len(domains) >= 2:
@@ -119,9 +124,23 @@ class _Boards:
                     break
         return w
 
+    def _apart(self, age: Age, size: int, at: int) -> bool:
+        """Nothing shares a side with the footprint (no domain, crowded or joined) and, from
+        size 2, its copies would land on no building of a later board: what the weight below
+        finds then is the Castle or Abbey factor alone (read as bits, engine/masks.py)."""
+        if BORDERS[size][at] & self.idx[age].occupied:
+            return False
+        cells = CELLS[size][at]
+        return size < 2 or not any(cells & i.occupied for i in self.idx[age + 1 :])
+
     def _splits(self, age: Age, keys: set[int]) -> bool:
-        after = BoardIndex(self.boards[age], exclude=keys)
-        return any(count > 1 for dom in after.domains for _, count in dom.top.values())
+        key = (age, frozenset(keys))
+        found = self.split_memo.get(key)
+        if found is None:
+            after = BoardIndex(self.boards[age], exclude=keys)
+            found = any(count > 1 for dom in after.domains for _, count in dom.top.values())
+            self.split_memo[key] = found
+        return found
 
     @staticmethod
     def _tied(idx: BoardIndex, domains: set[int]) -> bool:

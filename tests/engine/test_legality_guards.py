@@ -16,6 +16,7 @@ import random
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import pytest
 from pydantic import BaseModel
 
 from engine import (
@@ -58,6 +59,7 @@ from engine.rules import surcharge
 M, F = Age.MIGHT, Age.FAITH
 POSITIONS = int(os.environ.get("KHRONOS_GUARD_POSITIONS", "2000"))
 FULL_GRID_EVERY = 300  # every square x building x board on one position in this many
+CHUNKS = 8  # the positions are checked in this many tests, which pytest-xdist spreads
 FAMILIES = (Family.MILITARY, Family.RELIGIOUS, Family.CIVIL)
 GRID = [(age, btype, sq) for age in Age for btype in BuildingType for sq in range(320)]
 
@@ -216,12 +218,18 @@ def _accepted(state: GameState, seat: int, action: Action) -> bool:
     return True
 
 
-def test_check_accepts_exactly_the_legal_actions_on_random_positions() -> None:
+@pytest.mark.parametrize("chunk", range(CHUNKS))
+def test_check_accepts_exactly_the_legal_actions_on_random_positions(chunk: int) -> None:
     """Style 4 guard: ``check`` and ``legal_actions`` agree on every candidate, for every
-    action of R8-R42 (turn, cards, travel, construct, upgrade, demolish, Reason, choices)."""
-    rnd = random.Random(11)
+    action of R8-R42 (turn, cards, travel, construct, upgrade, demolish, Reason, choices), on
+    this chunk's share of the positions (each position's candidates drawn from its own seed,
+    so the chunks check what one run over every position would)."""
     checked = legal_total = 0
-    for n, (state, actions) in enumerate(_positions(POSITIONS)):
+    first, last = chunk * POSITIONS // CHUNKS, (chunk + 1) * POSITIONS // CHUNKS
+    for n, (state, actions) in enumerate(_positions(last)):
+        if n < first:
+            continue
+        rnd = random.Random(11 * 1_000_003 + n)
         seat = current_seat(state)
         assert seat is not None
         legal = {_key(a): a for a in actions}
@@ -236,7 +244,7 @@ def test_check_accepts_exactly_the_legal_actions_on_random_positions() -> None:
         other = (seat + 1) % len(state.players)
         assert legal_actions(state, other) == []
         assert not _accepted(state, other, EndTurn())
-    print(f"\n{POSITIONS} positions: {legal_total} legal actions, {checked} candidates checked")
+    print(f"\npositions {first}-{last - 1}: {legal_total} legal actions, {checked} candidates")
 
 
 # R20: lone buildings that an upgrade brings next to one domain (Might and Faith, to each
