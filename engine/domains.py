@@ -24,7 +24,7 @@ from .constants import (
     BuildingType,
     Family,
 )
-from .masks import BORDERS, CELLS
+from .masks import BORDERS, CELLS, HAMLET_SQUARES
 from .state import Board
 
 NCELLS = COLS * ROWS
@@ -145,11 +145,11 @@ class BoardIndex:
             if grid[sq] == 0:
                 key = hamlet_key(i)
                 grid[sq] = key
-                occupied |= 1 << sq
                 buildings[key] = Building(key, BuildingType.HAMLET, sq, (sq,), None, False, True)
         self.grid: tuple[int, ...] = tuple(grid)
-        # the occupied squares as bits (engine/masks.py)
-        self.occupied = occupied
+        # the occupied squares as bits (engine/masks.py): a printed hamlet's square holds the
+        # hamlet or the tile over it
+        self.occupied = occupied | HAMLET_SQUARES
         self.buildings = buildings
         # label and domains, set together (one assignment: safe to share between threads)
         self._computed: tuple[dict[int, int], list[DomainStats]] | None = None

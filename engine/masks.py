@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable
 
-from .board import FOOTPRINTS
+from .board import FOOTPRINTS, PRINTED_HAMLETS
 from .constants import COLS, ROWS, forest_surcharge, mountain_surcharge
 
 NCELLS = COLS * ROWS
@@ -45,6 +45,8 @@ def squares_of(bits: int) -> list[int]:
 CELLS = {s: tuple(0 if fp is None else mask(fp.cells) for fp in FOOTPRINTS[s]) for s in SIZES}
 # ... and the squares sharing a side with it, outside it (its border).
 BORDERS = {s: tuple(0 if fp is None else mask(fp.border) for fp in FOOTPRINTS[s]) for s in SIZES}
+# The printed hamlets' squares (R1).
+HAMLET_SQUARES = mask(PRINTED_HAMLETS)
 # Per size: the top-left squares whose footprint lies inside the grid, and those of them
 # whose footprint crosses the river.
 ON_GRID = {s: mask(fp.top_left for fp in FOOTPRINTS[s] if fp is not None) for s in SIZES}

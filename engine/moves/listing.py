@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import bisect
 import itertools
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from typing import overload
 
 from ..actions import Action, listed_action
 from ..state import GameState
@@ -13,17 +14,17 @@ from . import legal_blocks
 from .common import Spec
 
 
-class LegalActions:
+class LegalActions(Sequence[Action]):
     """The legal actions of ``seat`` in ``state``, in ``legal_actions``' order, as a sequence
     that lists a kind only when one of its actions is asked for.
 
     ``len()`` costs about as much as counting the actions of each kind (the constructions,
     nine in ten actions of a position, are counted from per-board tables, not listed);
-    ``legal[i]`` (negative ``i`` too) builds one action; ``random.Random.choice(legal)`` picks
-    exactly what it would from the full list. Iterating builds every action (as
-    ``legal_actions``). ``specs()`` gives (class, fields) pairs, optionally of one kind only,
-    and ``counts()`` the number of actions of each kind. The state must not change while the
-    sequence is in use."""
+    ``legal[i]`` (negative ``i`` too) builds one action, a slice a list of them;
+    ``random.Random.choice(legal)`` picks exactly what it would from the full list. Iterating
+    builds every action (as ``legal_actions``). ``specs()`` gives (class, fields) pairs,
+    optionally of one kind only, and ``counts()`` the number of actions of each kind. The state
+    must not change while the sequence is in use."""
 
     __slots__ = ("_blocks", "_ends")
 
@@ -45,7 +46,15 @@ class LegalActions:
         block = self._blocks[k]
         return block.spec(i - (self._ends[k] - block.count))
 
-    def __getitem__(self, i: int) -> Action:
+    @overload
+    def __getitem__(self, i: int) -> Action: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[Action]: ...
+
+    def __getitem__(self, i: int | slice) -> Action | list[Action]:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
         cls, fields = self.spec(i)
         return listed_action(cls, fields)
 

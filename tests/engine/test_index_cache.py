@@ -72,6 +72,7 @@ def _tables(idx: BoardIndex) -> tuple[object, ...]:
     """What the legal actions' generators keep on an index (engine.moves.construct, .upgrade):
     the masks the construct squares are made of, their rows and counts per number of players,
     the upgrade candidates per seat and their rows."""
+    assert idx.occupied == sum(1 << c for c, key in enumerate(idx.grid) if key)
     return (
         idx.occupied,
         idx.in_reading_order,
