@@ -1,4 +1,4 @@
-"""Computer players: a tournament and the time per decision (issue 14). Prints a table.
+"""Computer players: a tournament and the time per decision. Prints a table.
 
 Pairings, seats rotated so that every level plays every seat equally often:
 normal vs easy, normal + three easy (4 players), normal vs random, easy vs random (2 players),

@@ -1,4 +1,4 @@
-"""Khronos rules engine: pure, synchronous, no I/O (style 1).
+"""Khronos rules engine: pure, synchronous, no I/O.
 
 The questions every caller asks: ``new_game``, ``current_seat``, ``legal_actions``, ``check``,
 ``apply``, ``preview``, ``is_terminal``, ``scores``; ``legal_action_list`` (``LegalActions``),

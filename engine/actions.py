@@ -1,4 +1,4 @@
-"""Actions: a closed union of small models told apart by ``kind`` (style 3).
+"""Actions: a closed union of small models told apart by ``kind``.
 
 Squares are given as names (``"C4"``) so that actions read well in the move log.
 """

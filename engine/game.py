@@ -1,4 +1,4 @@
-"""The engine's questions for every state (style 3): who acts, what is legal, apply, is it over,
+"""The engine's questions for every state: who acts, what is legal, apply, is it over,
 who won. ``apply`` checks, then applies to a copy: a refused action changes nothing."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""One module per action (style 4): in each, the action's check, its effect, its generator of
+"""One module per action: in each, the action's check, its effect, its generator of
 legal actions and its autocomplete query sit side by side and share their helpers.
 
 ``check`` picks the action's check, which returns a ``Plan`` or raises; ``execute`` carries the

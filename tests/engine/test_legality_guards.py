@@ -1,4 +1,4 @@
-"""Guards of "legality in one place" (style 4), on positions from random games:
+"""Guards of "legality in one place", on positions from random games:
 
 - ``check`` accepts an action exactly when ``legal_actions`` lists it, for candidates that are
   mostly illegal (every square x building x board on some positions, a sample on the others);
@@ -209,8 +209,9 @@ def _agree(
     legal: dict[Key, Action],
     indexes: list[BoardIndex],
 ) -> None:
-    """R1 and style 4: ``check`` accepts ``action`` exactly when its one name (the engine's
-    ``canonical_action``, which must equal this test's own reading) is a legal action."""
+    """R1, legality in one place: ``check`` accepts ``action`` exactly when its one
+    name (the engine's ``canonical_action``, which must equal this test's own reading) is a
+    legal action."""
     named = _canonical(indexes, action)
     assert canonical_action(state, action) == named, (action, named)
     assert _accepted(state, seat, action) == (_key(named) in legal), (state.step, action)

@@ -1,6 +1,6 @@
 """Property test: random legal games to the end, by the uniform player and by the
 scenario-seeking one (engine/random_player.py), every invariant of RULES.md section 9 checked
-after every action, JSON round trip, replay from seed + log (style 13), and a tally of the
+after every action, JSON round trip, replay from seed + log, and a tally of the
 cascades the games set off (R23-R37): each kind must happen at least ``AT_LEAST`` times. Every
 event is also worded in French and German (engine/words.py). The games are checked in
 ``CHUNKS`` tests that pytest-xdist spreads over the cores; the tally adds up their cascades
@@ -100,7 +100,7 @@ def _cascades(name: str, seed: int, player: Chooser) -> Counter[str]:
 def _play_checked(name: str, seed: int, player: Chooser) -> Counter[str]:
     """Game ``seed`` of ``player`` with every check: the invariants after every action, every
     event worded, the end (R50); on one game in four the JSON round trip and the replay from
-    the seed and the stored log (style 13). Returns (and keeps) the cascades it set off."""
+    the seed and the stored log. Returns (and keeps) the cascades it set off."""
     options = _options(seed)
     state = new_game(options, seed)
     assert invariant_problems(state) == []
