@@ -243,7 +243,8 @@ class MovesMixin(ScheduleMixin):
             fields["status"] = GameStatus.OVER
         await tx.append_move(
             game_id=game_id, seq=seq, version=version + 1, seat=seat, user_id=user_id,
-            kind=MoveKind.ACTION, action=json.dumps(engine.dump_action(action)),
+            kind=MoveKind.ACTION,
+            action=json.dumps(engine.dump_action(engine.canonical_action(state, action))),
             events=json.dumps([e.model_dump(mode="json") for e in events]),
             step=new.step, now=now,
         )
