@@ -1,8 +1,11 @@
-"""Engine speed: prints the figures issues 2 and 3 ask for.
+"""Engine speed: prints the engine's figures.
 
 - median ``apply`` of a typical action (all actions of random games, per kind of action, and
   constructs/upgrades alone, which include ripple and cascade resolution);
 - full legal construct placements for one building type on one board (mid-game);
+- the legal actions of each position of random 4-player games, asked as a game asks them
+  (right after the move that made the position): every action built (``legal_actions``), and
+  counted with one of them built (``legal_action_list``, as the random player does);
 - complete random 4-player games;
 - the cascades (R23-R37) per 1,000 games of each random player, estimated from
   ``KHRONOS_BENCH_GAMES`` games of each (default 50; 2-5 players, Hold'em in a third; 0 skips
@@ -17,12 +20,23 @@ import statistics
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine import Action, Age, BuildingType, GameState, Options, apply, current_seat, new_game
+from engine import (
+    Action,
+    Age,
+    BuildingType,
+    GameState,
+    Options,
+    apply,
+    current_seat,
+    legal_action_list,
+    legal_actions,
+    new_game,
+)
 from engine.domains import clear_index_cache
 from engine.moves.construct import legal_construct_squares
 from engine.random_player import (
@@ -55,6 +69,8 @@ def main() -> None:
                 times.append((time.perf_counter() - t0) * 1000)
     # the search's apply over the same games, not helped by the first pass's board indexes
     apply_quiet = [dt for _, _, dt in _timed_applies(worded=False, fresh=True)]
+    listing = _timed_listing(lambda state, seat: legal_actions(state, seat))
+    counted = _timed_listing(lambda state, seat: _one_of(legal_action_list(state, seat)))
     games: list[float] = []
     for seed in range(100, 110):
         t0 = time.perf_counter()
@@ -68,6 +84,11 @@ def main() -> None:
         print(f"  apply {kind:<12} median {statistics.median(times):.3f} ms (n={len(times)})")
     print(f"apply(..., worded=False), the same games: median "
           f"{statistics.median(apply_quiet):.3f} ms (n={len(apply_quiet)})")
+    print(f"legal_actions per position (every action built): median "
+          f"{statistics.median(listing):.3f} ms, mean {statistics.mean(listing):.3f} ms "
+          f"(n={len(listing)})")
+    print(f"legal_action_list per position (counted, one built): median "
+          f"{statistics.median(counted):.3f} ms, mean {statistics.mean(counted):.3f} ms")
     med = statistics.median(placements_fresh)
     print(f"legal Keep placements on Might (mid-game): median {med:.2f} ms "
           f"({statistics.median(placements):.3f} ms asked again of the same board)")
@@ -93,6 +114,30 @@ def _timed_applies(
             t0 = time.perf_counter()
             state, _ = apply(state, seat, action, worded=worded)
             yield state, action, (time.perf_counter() - t0) * 1000
+
+
+def _timed_listing(ask: Callable[[GameState, int], object]) -> list[float]:
+    """The time (ms) ``ask(state, seat)`` takes at each position of twenty random 4-player
+    games, right after the move that made it (the board indexes cleared at each game's start;
+    the moves are those of the uniform random player)."""
+    times = []
+    for seed in range(20):
+        clear_index_cache()
+        state = new_game(Options(players=4), seed)
+        chooser = random.Random(seed)
+        while not state.over:
+            seat = current_seat(state)
+            assert seat is not None
+            t0 = time.perf_counter()
+            ask(state, seat)
+            times.append((time.perf_counter() - t0) * 1000)
+            _, action = random_action(state, chooser)
+            state, _ = apply(state, seat, action)
+    return times
+
+
+def _one_of(legal: Sequence[Action]) -> Action:
+    return legal[len(legal) // 2]
 
 
 def _tally(player: Chooser, games: int) -> tuple[Counter[str], float]:

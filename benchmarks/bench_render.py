@@ -11,7 +11,7 @@ count, and medians.
   layers of the boards that move did not change come from the cache;
 - "cold": the same image with every cache emptied first (the first image of a process);
 - the floor: Pillow encoding a blank RGB image of the same size at zlib level 3 (the images'
-  encoding before issue 13, and the floor the issue measured against), and the ratio of the
+  encoding before the palette, and the floor they were measured against), and the ratio of the
   "after a move" median to it (target: at most 2); also a blank image encoded the way the
   images now are (palette, ``PNG_LEVEL``), for comparison;
 - the PNG size, and the size of the same image encoded as before (RGB, zlib level 3); for the

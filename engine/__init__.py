@@ -1,11 +1,13 @@
-"""Khronos rules engine: pure, synchronous, no I/O (style 1).
+"""Khronos rules engine: pure, synchronous, no I/O.
 
 The questions every caller asks: ``new_game``, ``current_seat``, ``legal_actions``, ``check``,
-``apply``, ``preview``, ``is_terminal``, ``scores``; ``canonical_action``, the one name of an
-action (a building by its top-left square) for the move log; the autocomplete queries built
-from the same generators (``construct_options``, ``upgrade_options``, ``demolish_options``,
-``reason_options``); views for what players may see; ``describe`` and ``explain`` word events
-and refusals in English, French or German (engine/words.py, docs/i18n.md).
+``apply``, ``preview``, ``is_terminal``, ``scores``; ``legal_action_list`` (``LegalActions``),
+the legal actions counted at once and built one by one, for searches and random playouts;
+``canonical_action``, the one name of an action (a building by its top-left square) for the
+move log; the autocomplete queries built from the same generators (``construct_options``,
+``upgrade_options``, ``demolish_options``, ``reason_options``); views for what players may see;
+``describe`` and ``explain`` word events and refusals in English, French or German
+(engine/words.py, docs/i18n.md).
 """
 
 from .actions import (
@@ -43,6 +45,7 @@ from .game import (
     current_seat,
     default_choice,
     is_terminal,
+    legal_action_list,
     legal_actions,
     new_game,
     preview,
@@ -57,6 +60,7 @@ from .moves import (
     reason_options,
     upgrade_options,
 )
+from .moves.listing import LegalActions
 from .rules import adventurer_left, allowance
 from .state import SCHEMA_VERSION, GameState, Options
 from .views import PlayerView, PublicView, player_view, public_view
@@ -82,6 +86,7 @@ __all__ = [
     "GameState",
     "HoldemSwap",
     "IllegalAction",
+    "LegalActions",
     "MalformedAction",
     "NotYourTurn",
     "Option",
@@ -113,6 +118,7 @@ __all__ = [
     "income",
     "invariant_problems",
     "is_terminal",
+    "legal_action_list",
     "legal_actions",
     "new_game",
     "parse_action",

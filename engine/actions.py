@@ -1,11 +1,11 @@
-"""Actions: a closed union of small models told apart by ``kind`` (style 3).
+"""Actions: a closed union of small models told apart by ``kind``.
 
 Squares are given as names (``"C4"``) so that actions read well in the move log.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, cast
+from typing import Annotated, Any, Literal, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -124,3 +124,26 @@ def parse_action(data: object) -> Action:
 
 def dump_action(action: Action) -> dict[str, object]:
     return action.model_dump(mode="json")
+
+
+A = TypeVar("A", bound=_Action)
+_KIND: dict[type[_Action], str] = {}
+_set = object.__setattr__
+
+
+def listed_action(cls: type[A], fields: dict[str, Any]) -> A:
+    """``cls.model_construct(**fields)`` for the actions the engine lists itself, whose
+    ``fields`` name every field but ``kind``, in the class's order: the same object (the same
+    ``__dict__`` in the same order, the same ``model_fields_set``), about three times faster,
+    which matters when every legal action of a position is built."""
+    kind = _KIND.get(cls)
+    if kind is None:
+        kind = _KIND[cls] = str(cls.model_fields["kind"].default)
+    action = cls.__new__(cls)
+    values = {"kind": kind}
+    values.update(fields)
+    _set(action, "__dict__", values)
+    _set(action, "__pydantic_fields_set__", set(fields))
+    _set(action, "__pydantic_extra__", None)
+    _set(action, "__pydantic_private__", None)
+    return action

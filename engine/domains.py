@@ -24,6 +24,7 @@ from .constants import (
     BuildingType,
     Family,
 )
+from .masks import BORDERS, CELLS, HAMLET_SQUARES
 from .state import Board
 
 NCELLS = COLS * ROWS
@@ -57,6 +58,12 @@ class Building(NamedTuple):
         """R49: a ruin counts its ruin value, an intact building its full value."""
         spec = BUILDINGS[self.type]
         return spec.ruin_value if self.ruin else self.value
+
+
+# Squares named, each with its surcharge (R18), in reading order.
+Rows = tuple[tuple[str, int], ...]
+# An upgrade to try: the building, its name, the new type, its family and base cost in cards.
+Candidate = tuple[Building, str, BuildingType, Family, int]
 
 
 def hamlet_key(index: int) -> int:
@@ -110,21 +117,29 @@ class BoardIndex:
     """Grid, buildings and domain labels of a board. ``exclude`` hides tiles (R27 judging).
 
     Read-only once built: ``board_index`` shares it between boards. Domains are computed on
-    first use; ``construct_squares`` (per building type) and ``upgrade_squares`` (per building
-    and new type) are slots for ``engine.moves`` to keep the squares the board's tiles allow
-    (they depend on nothing else), ``first_tie`` (per age) one for ``resolve.run_sweep``."""
+    first use. The other dicts are slots where ``engine.moves`` keeps what it derives from the
+    board's tiles alone (per building type, size, seat or number of players: never the hand,
+    the stock or the age), each filled on first use with an immutable value:
+    ``construct_squares`` (per type), ``construct_masks`` (the same as bits, engine/masks.py,
+    made of ``free_masks`` and ``touch_masks`` per size), ``construct_rows`` (named, with
+    their surcharge) and ``construct_counts`` (squares per surcharge); ``upgrade_squares``
+    (per building and new type), ``upgrade_candidates`` (per seat) and ``upgrade_rows``;
+    ``first_tie`` (per age) for ``resolve.run_sweep``."""
 
     def __init__(self, board: Board, exclude: Iterable[int] = ()) -> None:
         excluded = set(exclude)
         grid = [0] * NCELLS
         buildings: dict[int, Building] = {}
+        occupied = 0
         for t in board.tiles:
             if t.id in excluded:
                 continue
-            fp = FOOTPRINTS[BUILDINGS[t.type].size][t.at]
+            size = BUILDINGS[t.type].size
+            fp = FOOTPRINTS[size][t.at]
             assert fp is not None
             for c in fp.cells:
                 grid[c] = t.id
+            occupied |= CELLS[size][t.at]
             buildings[t.id] = Building(t.id, t.type, t.at, fp.cells, t.owner, t.ruin, False)
         for i, sq in enumerate(PRINTED_HAMLETS):
             if grid[sq] == 0:
@@ -132,13 +147,24 @@ class BoardIndex:
                 grid[sq] = key
                 buildings[key] = Building(key, BuildingType.HAMLET, sq, (sq,), None, False, True)
         self.grid: tuple[int, ...] = tuple(grid)
+        # the occupied squares as bits (engine/masks.py): a printed hamlet's square holds the
+        # hamlet or the tile over it
+        self.occupied = occupied | HAMLET_SQUARES
         self.buildings = buildings
         # label and domains, set together (one assignment: safe to share between threads)
         self._computed: tuple[dict[int, int], list[DomainStats]] | None = None
         self._cell_domain: tuple[int, ...] | None = None
         self._empty: dict[int, tuple[Footprint, ...]] = {}
         self.construct_squares: dict[BuildingType, tuple[int, ...]] = {}
+        self.construct_masks: dict[BuildingType, int] = {}
+        self.free_masks: dict[int, int] = {}
+        self.touch_masks: dict[int, tuple[int, tuple[int, ...]]] = {}
+        self.construct_rows: dict[tuple[BuildingType, int], Rows] = {}  # by (type, players)
+        self.construct_counts: dict[tuple[BuildingType, int], tuple[int, ...]] = {}
         self.upgrade_squares: dict[tuple[int, BuildingType], tuple[int, ...]] = {}
+        self.upgrade_candidates: dict[int, tuple[Candidate, ...]] = {}
+        self.upgrade_rows: dict[tuple[int, BuildingType, int], Rows] = {}  # (key, type, players)
+        self._in_order: tuple[Building, ...] | None = None
         # per board age: the first (domain, family) whose top is tied (R36), or None
         self.first_tie: dict[int, tuple[int, Family] | None] = {}
 
@@ -162,8 +188,10 @@ class BoardIndex:
         domains: list[DomainStats] = []
         buildings = self.buildings
         grid = self.grid
+        occupied = self.occupied
         # Reading order of the top-left square makes domain numbering stable.
-        for key in sorted(buildings, key=lambda k: buildings[k].at):
+        for first in self.in_reading_order:
+            key = first.key
             if key in label:
                 continue
             idx = len(domains)
@@ -171,11 +199,14 @@ class BoardIndex:
             label[key] = idx
             stack = [key]
             while stack:
-                # building_neighbours, inlined: the same set, hence the same members' order
                 own = stack.pop()
                 b = buildings[own]
-                fp = FOOTPRINTS[BUILDINGS[b.type].size][b.at]
+                size = BUILDINGS[b.type].size
+                if not BORDERS[size][b.at] & occupied:
+                    continue  # nothing shares a side with it
+                fp = FOOTPRINTS[size][b.at]
                 assert fp is not None
+                # building_neighbours, inlined: the same set, hence the same members' order
                 for n in {grid[c] for c in fp.border if grid[c] != 0 and grid[c] != own}:
                     if n not in label:
                         label[n] = idx
@@ -247,6 +278,13 @@ class BoardIndex:
             return []
         top = max(b.value for b in fam)
         return sorted((b for b in fam if b.value == top), key=lambda b: b.at)
+
+    @property
+    def in_reading_order(self) -> tuple[Building, ...]:
+        """The buildings by their top-left square (reading order)."""
+        if self._in_order is None:
+            self._in_order = tuple(sorted(self.buildings.values(), key=lambda b: b.at))
+        return self._in_order
 
     def at(self, square: int) -> Building | None:
         key = self.grid[square]

@@ -1,4 +1,4 @@
-"""What happened, for the log, the images (highlights) and the players (style 6)."""
+"""What happened, for the log, the images (highlights) and the players."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The engine's questions for every state (style 3): who acts, what is legal, apply, is it over,
+"""The engine's questions for every state: who acts, what is legal, apply, is it over,
 who won. ``apply`` checks, then applies to a copy: a refused action changes nothing."""
 
 from __future__ import annotations
@@ -6,7 +6,16 @@ from __future__ import annotations
 from typing import TypeVar
 
 from . import moves, rng
-from .actions import Action, Choose, Construct, Demolish, Populate, Renovate, Upgrade
+from .actions import (
+    Action,
+    Choose,
+    Construct,
+    Demolish,
+    Populate,
+    Renovate,
+    Upgrade,
+    listed_action,
+)
 from .board import parse_square, square_name
 from .constants import (
     ADVENTURERS,
@@ -22,6 +31,7 @@ from .domains import board_index
 from .errors import GameOver, IllegalAction, NotYourTurn
 from .events import WORDED, Event
 from .moves.common import Specs, sorted_cards
+from .moves.listing import LegalActions
 from .rules import FAMILY_ORDER, prompt_words, who
 from .state import Board, GameState, Options, Player, SharingTiles
 
@@ -196,9 +206,15 @@ def default_choice(state: GameState) -> int:
 
 def legal_actions(state: GameState, seat: int) -> list[Action]:
     """Every legal action of ``seat`` now (all boards, squares, types and payments)."""
-    return [cls.model_construct(**fields) for cls, fields in moves.legal_specs(state, seat)]
+    return [listed_action(cls, fields) for cls, fields in moves.legal_specs(state, seat)]
 
 
 def iter_legal_specs(state: GameState, seat: int) -> Specs:
     """Every legal action as (class, fields): cheap to count, built only when needed."""
     return moves.legal_specs(state, seat)
+
+
+def legal_action_list(state: GameState, seat: int) -> LegalActions:
+    """The legal actions of ``seat`` as a sequence that counts them at once and builds only
+    those asked for (``LegalActions``): for picking one of many, as a random playout does."""
+    return LegalActions(state, seat)

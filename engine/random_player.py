@@ -23,7 +23,8 @@ from .board import FOOTPRINTS, PRINTED_HAMLETS, square_name
 from .constants import BUILDINGS, COLS, ROWS, Age, BuildingType, Family
 from .domains import BoardIndex, board_index
 from .events import Event
-from .game import apply, current_seat, iter_legal_specs, new_game
+from .game import apply, current_seat, legal_action_list, new_game
+from .masks import BORDERS, CELLS
 from .resolve import cells_of
 from .state import GameState, Options
 
@@ -31,11 +32,11 @@ Chooser = Callable[[GameState, random.Random], tuple[int, Action]]
 
 
 def random_action(state: GameState, chooser: random.Random) -> tuple[int, Action]:
+    """Uniform over the legal actions; only the one picked is listed and built (the same pick
+    as ``chooser.choice(legal_actions(state, seat))``)."""
     seat = current_seat(state)
     assert seat is not None
-    specs = list(iter_legal_specs(state, seat))
-    cls, fields = chooser.choice(specs)
-    return seat, cls.model_construct(**fields)
+    return seat, chooser.choice(legal_action_list(state, seat))
 
 
 # Weights of each kind of action for the scenario-seeking player (when the kind is legal).
@@ -71,6 +72,7 @@ class _Boards:
 
     def __init__(self, state: GameState) -> None:
         self.memo: dict[tuple[Age, BuildingType, int, int], float] = {}
+        self.split_memo: dict[tuple[Age, frozenset[int]], bool] = {}
         self.boards = state.boards
         self.idx = [board_index(b) for b in state.boards]
         self.populated = {c for t in state.boards[Age.REASON].tiles if t.cubes for c in cells_of(t)}
@@ -84,10 +86,13 @@ class _Boards:
         return w
 
     def _footprint_weight(self, age: Age, btype: BuildingType, at: int, own: int) -> float:
-        fp = FOOTPRINTS[BUILDINGS[btype].size][at]
+        size = BUILDINGS[btype].size
+        fp = FOOTPRINTS[size][at]
         if fp is None:
             return 1.0
         idx = self.idx[age]
+        if not own and self._apart(age, size, at):
+            return 3.0 if btype in (BuildingType.CASTLE, BuildingType.ABBEY) else 1.0
         w = 1.0
         domains = {idx.label[k] for k in idx.neighbour_keys(fp.cells, fp.border) if k != own}
         if BUILDINGS[btype].family is Family.CIVIL and len(domains) >= 2:
@@ -119,9 +124,23 @@ class _Boards:
                     break
         return w
 
+    def _apart(self, age: Age, size: int, at: int) -> bool:
+        """Nothing shares a side with the footprint (no domain, crowded or joined) and, from
+        size 2, its copies would land on no building of a later board: what the weight below
+        finds then is the Castle or Abbey factor alone (read as bits, engine/masks.py)."""
+        if BORDERS[size][at] & self.idx[age].occupied:
+            return False
+        cells = CELLS[size][at]
+        return size < 2 or not any(cells & i.occupied for i in self.idx[age + 1 :])
+
     def _splits(self, age: Age, keys: set[int]) -> bool:
-        after = BoardIndex(self.boards[age], exclude=keys)
-        return any(count > 1 for dom in after.domains for _, count in dom.top.values())
+        key = (age, frozenset(keys))
+        found = self.split_memo.get(key)
+        if found is None:
+            after = BoardIndex(self.boards[age], exclude=keys)
+            found = any(count > 1 for dom in after.domains for _, count in dom.top.values())
+            self.split_memo[key] = found
+        return found
 
     @staticmethod
     def _tied(idx: BoardIndex, domains: set[int]) -> bool:
@@ -167,24 +186,22 @@ def seeking_action(state: GameState, chooser: random.Random) -> tuple[int, Actio
     """A legal action of the player to act, chosen to reach rare cascades (module docstring)."""
     seat = current_seat(state)
     assert seat is not None
-    by_kind: dict[str, list[tuple[type[Action], dict[str, Any]]]] = {}
-    for cls, fields in iter_legal_specs(state, seat):
-        by_kind.setdefault(_kind(cls), []).append((cls, fields))
-    kinds = sorted(by_kind)
+    legal = legal_action_list(state, seat)
+    kinds = sorted(legal.counts())
     if state.pending is None and chooser.random() < OPPORTUNITY:
         # A move that sets off a rare cascade right away, when there is one.
         boards = _Boards(state)
         rare = [
             spec
             for k in ("construct", "upgrade", "demolish", "populate")
-            for spec in by_kind.get(k, [])
+            for spec in legal.specs(k)
             if _weight(state, boards, *spec) >= RARE
         ]
         if rare:
             cls, fields = chooser.choice(rare)
             return seat, cls.model_construct(**fields)
     kind = chooser.choices(kinds, [KIND_WEIGHTS[k] for k in kinds])[0]
-    specs = by_kind[kind]
+    specs = list(legal.specs(kind))
     if kind in ("construct", "upgrade", "populate", "exchange", "demolish"):
         boards = _Boards(state)
         weights = [_weight(state, boards, cls, fields) for cls, fields in specs]

@@ -1,4 +1,4 @@
-"""A small deterministic random generator whose whole state is one integer (style: randomness
+"""A small deterministic random generator whose whole state is one integer (randomness
 is an input). SplitMix64: fast, well distributed, trivially serialisable."""
 
 from __future__ import annotations

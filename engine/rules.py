@@ -1,4 +1,4 @@
-"""Legality in one place (style 4): the rule functions that ``check`` raises from and that
+"""Legality in one place: the rule functions that ``check`` raises from and that
 ``legal_actions`` and the autocomplete queries filter with."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The whole game as one pydantic model that round-trips through JSON (style 2).
+"""The whole game as one pydantic model that round-trips through JSON.
 
 Seats (0..n-1, in play order) stand for players; the bot maps them to Discord users.
 Squares are stored as indexes (``row * 20 + col``); see ``board.square_name``.

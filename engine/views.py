@@ -1,4 +1,4 @@
-"""Hidden information goes through a view (style 8): the channel and the images see
+"""Hidden information goes through a view: the channel and the images see
 ``public_view``; a player's DMs see ``player_view``. Hands of others and the deck order never
 leave the engine."""
 

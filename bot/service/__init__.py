@@ -1,13 +1,13 @@
 """The game service: between the engine and any chat front end; knows nothing of discord.py.
 
-Every command is one write transaction (style 9): load the channel's game, check who may do
+Every command is one write transaction: load the channel's game, check who may do
 it, apply, append to the move log, save with ``version = version + 1`` where the version is
 still the one read, reschedule the timers, write what to post publicly, what to send
 privately and whom to ping into the outbox (``outbox.py``), commit. The ``Outcome`` is
 returned only after the commit, and the outbox's rows are what the adapters deliver, so a
-stored move is always announced and a refused one never is (style 6).
+stored move is always announced and a refused one never is.
 
-Refusals are ``EngineError`` subclasses with a sentence for the user (style 5): the engine's
+Refusals are ``EngineError`` subclasses with a sentence for the user: the engine's
 own (``IllegalAction``, ``NotYourTurn``, ``GameOver``, ``StaleState`` …) with seat tokens turned
 into names, and the service's (``core.py``).
 

@@ -1,4 +1,4 @@
-"""The one task that serves the durable timers (style 11, after RoboDanny's reminder cog).
+"""The one task that serves the durable timers.
 
 Timers are rows in the ``timers`` table, created and cancelled by the service in the same
 transaction as the move that causes them. ``TimerDispatcher`` runs one asyncio task::

@@ -47,7 +47,7 @@ class GameStatus(StrEnum):
 
 
 class TimerKind(StrEnum):
-    """A timer's ``kind`` column (style 11)."""
+    """A timer's ``kind`` column."""
 
     REMINDER = "reminder"
     WARNING = "deadline_warning"

@@ -1,5 +1,5 @@
 """Moves: act, choose, preview, the automatic moves of timed-out and removed seats, undo; and the
-one replay of a move log from the seed (style 7)."""
+one replay of a move log from the seed."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ from .texts import (
     tell,
 )
 
-# --- replay: the move log and the seed rebuild any state exactly (style 7) --------------------
+# --- replay: the move log and the seed rebuild any state exactly --------------------
 
 
 # BrokenEntry, effective_moves and replay live in states.py (the outbox reads states back
@@ -243,7 +243,8 @@ class MovesMixin(ScheduleMixin):
             fields["status"] = GameStatus.OVER
         await tx.append_move(
             game_id=game_id, seq=seq, version=version + 1, seat=seat, user_id=user_id,
-            kind=MoveKind.ACTION, action=json.dumps(engine.dump_action(action)),
+            kind=MoveKind.ACTION,
+            action=json.dumps(engine.dump_action(engine.canonical_action(state, action))),
             events=json.dumps([e.model_dump(mode="json") for e in events]),
             step=new.step, now=now,
         )

@@ -1,4 +1,4 @@
-"""Durable timers (style 11): firing reminders, deadline warnings and deadlines exactly once."""
+"""Durable timers: firing reminders, deadline warnings and deadlines exactly once."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""One module per action (style 4): in each, the action's check, its effect, its generator of
+"""One module per action: in each, the action's check, its effect, its generator of
 legal actions and its autocomplete query sit side by side and share their helpers.
 
 ``check`` picks the action's check, which returns a ``Plan`` or raises; ``execute`` carries the
@@ -34,12 +34,13 @@ from .cards import (
     check_end_turn,
     check_exchange,
     check_holdem,
-    legal_card_swaps,
     legal_end_turns,
+    legal_exchanges,
+    legal_holdem_swaps,
 )
 from .choose import apply_choose, check_choose, legal_choices
-from .common import Option, Plan, Specs
-from .construct import apply_construct, check_construct, construct_options, legal_constructs
+from .common import Block, Option, Plan, Specs
+from .construct import apply_construct, check_construct, construct_blocks, construct_options
 from .demolish import apply_demolish, check_demolish, demolish_options, legal_demolitions
 from .reason import (
     apply_populate,
@@ -82,33 +83,47 @@ def execute(state: GameState, plan: Plan, events: list[Event]) -> None:
     MOVES[type(plan.action)][1](state, plan, events)
 
 
-def legal_specs(state: GameState, seat: int) -> Specs:
-    """Every legal action of ``seat`` as (class, fields)."""
+def legal_blocks(state: GameState, seat: int) -> list[Block]:
+    """Every legal action of ``seat``, as blocks of one kind (none empty), in this order: the
+    R37 choices of a pending decision; else exchanges, Hold'em swaps, travels, then on Might
+    and on Faith the constructions (a block per building type), upgrades and demolitions,
+    then the populations and renovations of Reason and the ends of turn."""
     if state.over:
-        return
+        return []
     if state.pending is not None:
-        yield from legal_choices(state, seat)
-        return
+        return [b for b in [Block.listed("choose", legal_choices(state, seat))] if b.count]
     if seat != state.turn:
-        return
+        return []
     ctx = Ctx(state)
-    yield from legal_card_swaps(state, seat, ctx)
-    yield from legal_travels(state, seat, ctx)
+    blocks = [
+        Block.listed("exchange", legal_exchanges(state, seat)),
+        Block.listed("holdem", legal_holdem_swaps(state, seat)),
+        Block.listed("travel", legal_travels(state, seat)),
+    ]
     for age in (Age.MIGHT, Age.FAITH):  # the card actions of each board, in this order
-        yield from legal_constructs(state, seat, ctx, age)
-        yield from legal_upgrades(state, seat, ctx, age)
-        yield from legal_demolitions(state, seat, ctx, age)
-    yield from legal_reason_actions(state, seat, ctx)
-    yield from legal_end_turns(state, seat, ctx)
+        blocks += construct_blocks(state, seat, ctx, age)
+        blocks.append(Block.listed("upgrade", legal_upgrades(state, seat, ctx, age)))
+        blocks.append(Block.listed("demolish", legal_demolitions(state, seat, ctx, age)))
+    blocks.append(Block.listed(None, legal_reason_actions(state, seat, ctx)))
+    blocks.append(Block.listed("end_turn", legal_end_turns(state, seat)))
+    return [b for b in blocks if b.count]
+
+
+def legal_specs(state: GameState, seat: int) -> Specs:
+    """Every legal action of ``seat`` as (class, fields), in the order of ``legal_blocks``."""
+    for block in legal_blocks(state, seat):
+        yield from block.specs()
 
 
 __all__ = [
+    "Block",
     "Option",
     "Plan",
     "check",
     "construct_options",
     "demolish_options",
     "execute",
+    "legal_blocks",
     "legal_specs",
     "reason_options",
     "upgrade_options",

@@ -8,10 +8,10 @@ from ..constants import ADVENTURERS, EXCHANGE_COST, INCOME_ROUNDS, ROUNDS
 from ..errors import IllegalAction, MalformedAction
 from ..events import Event, event
 from ..income import income
-from ..rules import FAMILY_ORDER, Ctx, codes, has_cards, who
+from ..rules import FAMILY_ORDER, codes, has_cards, who
 from ..state import GameState, TurnState
 from ..words import phrase
-from .common import Plan, Specs, refill, sorted_cards, submultisets
+from .common import Plan, Spec, refill, sorted_cards, submultisets
 
 # --- R9 Exchange -----------------------------------------------------------------------------
 
@@ -94,20 +94,27 @@ def apply_holdem(state: GameState, plan: Plan, events: list[Event]) -> None:
     )
 
 
-def legal_card_swaps(state: GameState, seat: int, ctx: Ctx) -> Specs:
-    """R9 and R10, while no other action was taken this turn."""
+def legal_exchanges(state: GameState, seat: int) -> list[Spec]:
+    """R9, while no other action was taken this turn: every discard of one card or more."""
     player, ts = state.players[seat], state.turn_state
-    if ts.acted:
-        return
-    hand = player.hand
-    if not ts.exchanged and player.ecus >= EXCHANGE_COST:
-        yield from ((Exchange, {"discard": d}) for d in submultisets(hand, 1))
-    if state.options.holdem and not ts.holdem_used:
-        for fam in sorted(set(state.reserve), key=FAMILY_ORDER.index):
-            for k in range(1, state.reserve.count(fam) + 1):
-                for give in submultisets(hand, k):
-                    if len(give) == k:
-                        yield HoldemSwap, {"take": (fam,) * k, "give": give}
+    if ts.acted or ts.exchanged or player.ecus < EXCHANGE_COST:
+        return []
+    return [(Exchange, {"discard": d}) for d in submultisets(player.hand, 1)]
+
+
+def legal_holdem_swaps(state: GameState, seat: int) -> list[Spec]:
+    """R10, while no other action was taken this turn."""
+    ts = state.turn_state
+    if ts.acted or not state.options.holdem or ts.holdem_used:
+        return []
+    hand = state.players[seat].hand
+    out: list[Spec] = []
+    for fam in sorted(set(state.reserve), key=FAMILY_ORDER.index):
+        for k in range(1, state.reserve.count(fam) + 1):
+            for give in submultisets(hand, k):
+                if len(give) == k:
+                    out.append((HoldemSwap, {"take": (fam,) * k, "give": give}))
+    return out
 
 
 # --- R12 End of turn, R46 income, R50 end of the game ------------------------------------------
@@ -176,6 +183,7 @@ def _finish(state: GameState, events: list[Event]) -> None:
     )
 
 
-def legal_end_turns(state: GameState, seat: int, ctx: Ctx) -> Specs:
-    yield from ((EndTurn, {"discard": d}) for d in submultisets(state.players[seat].hand))
+def legal_end_turns(state: GameState, seat: int) -> list[Spec]:
+    """R12: ending the turn, discarding any sub-multiset of the hand first."""
+    return [(EndTurn, {"discard": d}) for d in submultisets(state.players[seat].hand)]
 

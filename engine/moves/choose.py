@@ -8,7 +8,7 @@ from ..events import Event, event
 from ..resolve import run_agenda
 from ..rules import choice_words, who
 from ..state import GameState
-from .common import Plan, Specs
+from .common import Plan, Spec
 
 
 def check_choose(state: GameState, seat: int, action: Choose) -> Plan:
@@ -29,6 +29,8 @@ def apply_choose(state: GameState, plan: Plan, events: list[Event]) -> None:
     run_agenda(state, events, action.option)
 
 
-def legal_choices(state: GameState, seat: int) -> Specs:
-    if state.pending is not None and seat == state.pending.seat:
-        yield from ((Choose, {"option": i}) for i in range(len(state.pending.options)))
+def legal_choices(state: GameState, seat: int) -> list[Spec]:
+    """R37: each option of the pending decision, for its chooser."""
+    if state.pending is None or seat != state.pending.seat:
+        return []
+    return [(Choose, {"option": i}) for i in range(len(state.pending.options))]

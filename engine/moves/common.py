@@ -5,14 +5,23 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .. import rng
 from ..actions import Action
 from ..board import parse_square, square_name
-from ..constants import ADVENTURERS, HAND_SIZE, Age, Family
+from ..constants import (
+    ADVENTURERS,
+    HAND_SIZE,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    Age,
+    Family,
+    forest_surcharge,
+    mountain_surcharge,
+)
 from ..domains import Building
 from ..errors import IllegalAction, MalformedAction
 from ..rules import (
@@ -29,6 +38,51 @@ from ..state import GameState
 # An action as (class, fields): cheap to count, built only when needed.
 Spec = tuple[type[Action], dict[str, Any]]
 Specs = Iterator[Spec]
+
+
+class Block:
+    """A run of legal actions of one kind (``kind``: the action's ``kind``, or None for the
+    populations and renovations of Reason, listed together building by building), counted
+    before it is listed: ``count`` is known at once, ``specs()`` lists them on first use, and
+    ``spec(i)`` gives one of them, through ``pick`` (when given) without listing the others."""
+
+    __slots__ = ("_make", "_pick", "_specs", "count", "kind")
+
+    def __init__(
+        self,
+        kind: str | None,
+        count: int,
+        make: Callable[[], list[Spec]] | list[Spec],
+        pick: Callable[[int], Spec] | None = None,
+    ) -> None:
+        self.kind = kind
+        self.count = count
+        self._pick = pick
+        if isinstance(make, list):
+            self._specs: list[Spec] | None = make
+            self._make: Callable[[], list[Spec]] | None = None
+        else:
+            self._specs = None
+            self._make = make
+
+    @classmethod
+    def listed(cls, kind: str | None, specs: list[Spec]) -> Block:
+        return cls(kind, len(specs), specs)
+
+    def specs(self) -> list[Spec]:
+        """The block's actions as (class, fields), in the order ``legal_actions`` gives them
+        (the same list at every call: callers must not change it)."""
+        if self._specs is None:
+            assert self._make is not None
+            self._specs = self._make()
+            assert len(self._specs) == self.count
+        return self._specs
+
+    def spec(self, i: int) -> Spec:
+        """The ``i``-th action of the block (``0 <= i < count``)."""
+        if self._specs is None and self._pick is not None:
+            return self._pick(i)
+        return self.specs()[i]
 
 
 @dataclass
@@ -103,14 +157,35 @@ def chosen_payment(
     return base + extra
 
 
-def payments(hand: Sequence[Family], place: Placement, room: int) -> list[tuple[Family, ...]]:
-    """The distinct surcharges with which ``hand`` pays ``place`` within the adventurers'
-    ``room`` (R14, R18); empty when it cannot be paid."""
-    if place.total > room or hand.count(place.family) < place.base:
-        return []
-    left = [hand.count(f) for f in FAMILY_ORDER]
-    left[FAMILY_ORDER.index(place.family)] -= place.base
-    return _surcharges((left[0], left[1], left[2]), place.extra)
+# R18: the largest surcharge of a footprint (forest and mountain, at any number of players)
+MAX_EXTRA = max(
+    forest_surcharge(n) + mountain_surcharge(n) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)
+)
+# Per surcharge 0..MAX_EXTRA, the distinct surcharges that pay it (empty: it cannot be paid).
+PayTable = tuple[tuple[tuple[Family, ...], ...], ...]
+
+
+def hand_counts(hand: Sequence[Family]) -> tuple[int, int, int]:
+    """Cards of each family in ``FAMILY_ORDER``."""
+    m, r, c = FAMILY_ORDER
+    return hand.count(m), hand.count(r), hand.count(c)
+
+
+@functools.lru_cache(maxsize=4096)
+def pay_table(counts: tuple[int, int, int], family: Family, base: int, room: int) -> PayTable:
+    """The ways to pay a placement costing ``base`` cards of ``family`` plus a surcharge, for
+    each surcharge at once: entry ``e`` lists the distinct surcharges (multisets of ``e`` cards
+    of any family) with which a hand of ``counts`` (``hand_counts``) pays ``base`` plus ``e``
+    cards within the adventurers' ``room`` (R14, R18); empty when it cannot."""
+    left = list(counts)
+    i = FAMILY_ORDER.index(family)
+    if left[i] < base:
+        return ((),) * (MAX_EXTRA + 1)
+    left[i] -= base
+    rest = (left[0], left[1], left[2])
+    return tuple(
+        tuple(_surcharges(rest, e)) if base + e <= room else () for e in range(MAX_EXTRA + 1)
+    )
 
 
 @functools.lru_cache(maxsize=256)
@@ -161,8 +236,13 @@ def refill(state: GameState, seat: int) -> int:
 
 def submultisets(cards: Sequence[Family], min_size: int = 0) -> list[tuple[Family, ...]]:
     """Every distinct sub-multiset of ``cards`` (family order) with at least ``min_size``."""
+    return list(_submultisets(tuple(cards), min_size))
+
+
+@functools.lru_cache(maxsize=512)
+def _submultisets(cards: tuple[Family, ...], min_size: int) -> tuple[tuple[Family, ...], ...]:
     c = Counter(cards)
     out: list[tuple[Family, ...]] = [()]
     for f in (f for f in FAMILY_ORDER if c[f]):
         out = [prev + (f,) * k for prev in out for k in range(c[f] + 1)]
-    return [o for o in out if len(o) >= min_size]
+    return tuple(o for o in out if len(o) >= min_size)

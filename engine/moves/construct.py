@@ -4,16 +4,19 @@ its check, its effect, its generator and its autocomplete query."""
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterator
 from typing import Any
 
 from ..actions import Construct
 from ..board import FOOTPRINTS, square_name
 from ..constants import BONUS, BUILDINGS, Age, BuildingType, Family
-from ..domains import BoardIndex, board_index
+from ..domains import BoardIndex, Rows, board_index
 from ..errors import IllegalAction
 from ..events import Event, event
+from ..masks import RIVER, free_top_lefts, squares_of, surcharge_masks, touching
 from ..resolve import after_build, new_tile_id, touched_domains
 from ..rules import (
+    FAMILY_ORDER,
     ILLEGAL,
     Ctx,
     Placement,
@@ -27,7 +30,19 @@ from ..rules import (
 )
 from ..state import GameState, Tile
 from ..words import phrase
-from .common import Option, Plan, Specs, chosen_payment, pay, payments, square
+from .common import (
+    Block,
+    Option,
+    PayTable,
+    Plan,
+    Spec,
+    Specs,
+    chosen_payment,
+    hand_counts,
+    pay,
+    pay_table,
+    square,
+)
 
 
 def construct_problem(
@@ -118,33 +133,68 @@ def _options(btype: BuildingType, players: int) -> tuple[Option | None, ...]:
 def _board_squares(idx: BoardIndex, btype: BuildingType) -> tuple[int, ...]:
     """The top-left squares where the tiles of ``idx``'s board let ``btype`` stand: the squares
     ``construct_problem`` passes on Might or Faith with ``btype`` in stock (R15 inside the grid
-    and on empty squares, R18 river, R20 Dominion, R21 Hierarchy), in reading order.
-
-    The same tests as ``construct_problem``, with what does not depend on the square read once:
-    the domain of each square (``cell_domain``) and each domain's top value of the family. The
-    answer depends only on the board's tiles, so it is kept on the index, which is shared by
-    every board with the same tiles (``board_index``)."""
+    and on empty squares, R18 river, R20 Dominion, R21 Hierarchy), in reading order: the
+    squares of ``_construct_mask``, kept on the index (shared by every board with the same
+    tiles, ``board_index``)."""
     found = idx.construct_squares.get(btype)
-    if found is not None:
-        return found
-    spec = BUILDINGS[btype]
-    river_ok = btype in (BuildingType.TOWN, BuildingType.CITY)
-    ranked = spec.family is not Family.CIVIL  # R20, R21 apply
-    cell_domain = idx.cell_domain if ranked else ()
-    tops = [d.top.get(spec.family, (0, 0))[0] for d in idx.domains] if ranked else []
-    out = []
-    for fp in idx.empty_footprints(spec.size):
-        if fp.river and not river_ok:
-            continue
-        if ranked:
-            joined = {cell_domain[c] for c in fp.border}
-            joined.discard(-1)
-            if len(joined) >= 2 or (joined and tops[joined.pop()] == spec.value):
-                continue
-        out.append(fp.top_left)
-    squares = tuple(out)
-    idx.construct_squares[btype] = squares
-    return squares
+    if found is None:
+        found = idx.construct_squares[btype] = tuple(squares_of(_construct_mask(idx, btype)))
+    return found
+
+
+def _construct_mask(idx: BoardIndex, btype: BuildingType) -> int:
+    """``_board_squares`` as a mask (engine/masks.py): the same tests as ``construct_problem``,
+    made for every square at once. Empty squares (R15): the top-left squares whose footprint
+    covers no occupied square (``free_top_lefts``); the river (R18); for a military or
+    religious building, the squares whose footprint shares a side with two domains (R20) or
+    with a domain whose top of the family has the building's value (R21), from the squares
+    each domain's buildings touch (``touching``). It depends on the board's tiles only: kept
+    on the index."""
+    found = idx.construct_masks.get(btype)
+    if found is None:
+        spec = BUILDINGS[btype]
+        found = _free_mask(idx, spec.size)
+        if btype not in (BuildingType.TOWN, BuildingType.CITY):
+            found &= ~RIVER[spec.size]
+        if spec.family is not Family.CIVIL:
+            two, touch = _touch_masks(idx, spec.size)
+            found &= ~two
+            for dom, near in zip(idx.domains, touch, strict=True):
+                if dom.top.get(spec.family, (0, 0))[0] == spec.value:
+                    found &= ~near
+        idx.construct_masks[btype] = found
+    return found
+
+
+def _free_mask(idx: BoardIndex, size: int) -> int:
+    """The top-left squares of the size-``size`` footprints on empty squares only (R15)."""
+    found = idx.free_masks.get(size)
+    if found is None:
+        found = idx.free_masks[size] = free_top_lefts(idx.occupied, size)
+    return found
+
+
+def _touch_masks(idx: BoardIndex, size: int) -> tuple[int, tuple[int, ...]]:
+    """Per domain (``idx.domains``' order), the top-left squares of the size-``size`` footprints
+    that share a side with one of its buildings; and those that share one with two domains."""
+    found = idx.touch_masks.get(size)
+    if found is None:
+        seen = two = 0
+        touch = []
+        buildings = idx.buildings
+        for dom in idx.domains:
+            near = 0
+            for k in dom.members:
+                b = buildings[k]
+                near |= touching(size, _SIZE[b.type], b.at)
+            two |= seen & near
+            seen |= near
+            touch.append(near)
+        found = idx.touch_masks[size] = (two, tuple(touch))
+    return found
+
+
+_SIZE = {t: BUILDINGS[t].size for t in BuildingType}
 
 
 def legal_construct_squares(ctx: Ctx, age: Age, btype: BuildingType) -> list[Placement]:
@@ -230,23 +280,99 @@ def _affordable(state: GameState, seat: int, age: Age, btype: BuildingType) -> b
     )
 
 
-def legal_constructs(state: GameState, seat: int, ctx: Ctx, age: Age) -> Specs:
+def _construct_rows(idx: BoardIndex, btype: BuildingType, players: int) -> Rows:
+    """``legal_construct_squares`` of ``btype`` on ``idx``'s board, named, with their
+    surcharge at ``players`` players (R18). Kept on the index like ``_board_squares``: it depends
+    on the board's tiles and the number of players only."""
+    key = (btype, players)
+    found = idx.construct_rows.get(key)
+    if found is None:
+        named = _named(BUILDINGS[btype].size, players)
+        found = idx.construct_rows[key] = tuple([named[at] for at in _board_squares(idx, btype)])
+    return found
+
+
+@functools.lru_cache(maxsize=16)
+def _named(size: int, players: int) -> tuple[tuple[str, int], ...]:
+    """Per top-left square, its name and the surcharge of the size-``size`` footprint there
+    (R18; nothing off the grid, where no construct square is)."""
+    return tuple(
+        ("", 0) if fp is None else (square_name(fp.top_left), surcharge(fp, players))
+        for fp in FOOTPRINTS[size]
+    )
+
+
+def _construct_counts(idx: BoardIndex, btype: BuildingType, players: int) -> tuple[int, ...]:
+    """How many of ``_construct_rows`` cost each surcharge 0, 1, 2 ... (kept on the index)."""
+    key = (btype, players)
+    found = idx.construct_counts.get(key)
+    if found is None:
+        squares = _construct_mask(idx, btype)
+        found = idx.construct_counts[key] = tuple(
+            (squares & m).bit_count() for m in surcharge_masks(BUILDINGS[btype].size, players)
+        )
+    return found
+
+
+def _listed(
+    idx: BoardIndex, age: Age, btype: BuildingType, players: int, pays: PayTable
+) -> list[Spec]:
+    return [
+        (Construct, {"age": age, "building": btype, "square": name, "surcharge": extra})
+        for name, e in _construct_rows(idx, btype, players)
+        for extra in pays[e]
+    ]
+
+
+def _picked(
+    idx: BoardIndex, age: Age, btype: BuildingType, players: int, pays: PayTable, i: int
+) -> Spec:
+    """The ``i``-th action of ``_listed``, without listing the others."""
+    for name, e in _construct_rows(idx, btype, players):
+        paid = pays[e]
+        if i < len(paid):
+            return Construct, {"age": age, "building": btype, "square": name, "surcharge": paid[i]}
+        i -= len(paid)
+    raise IndexError(i)
+
+
+def construct_blocks(state: GameState, seat: int, ctx: Ctx, age: Age) -> Iterator[Block]:
+    """The legal constructions of ``seat`` on ``age``, one block per building type: counted
+    from the board's rows and the hand's payments per surcharge, listed only when asked."""
     player = state.players[seat]
     room = allowance(player, age)
-    for btype in BuildingType:
-        if not _affordable(state, seat, age, btype):
+    if age is Age.REASON or room == 0:
+        return
+    counts = hand_counts(player.hand)
+    stock = state.stock
+    players = state.options.players
+    no_cube = player.cubes <= 0
+    for btype, fam, value, i in _TYPES:
+        if counts[i] < value or stock[btype] <= 0 or (no_cube and fam is not Family.CIVIL):
             continue
-        for place in legal_construct_squares(ctx, age, btype):
-            for extra in payments(player.hand, place, room):
-                yield (
-                    Construct,
-                    {
-                        "age": age,
-                        "building": btype,
-                        "square": square_name(place.at),
-                        "surcharge": extra,
-                    },
-                )
+        pays = pay_table(counts, fam, value, room)
+        if not any(pays):
+            continue  # the hand cannot pay it anywhere: the board is not even looked at
+        idx = ctx.index(age)
+        hist = _construct_counts(idx, btype, players)
+        n = sum([k * len(p) for k, p in zip(hist, pays, strict=False)])
+        if n:
+            args = (idx, age, btype, players, pays)
+            yield Block(
+                "construct", n, functools.partial(_listed, *args), functools.partial(_picked, *args)
+            )
+
+
+# Each building type with its family, cost and the family's place in FAMILY_ORDER.
+_TYPES = tuple(
+    (t, BUILDINGS[t].family, BUILDINGS[t].value, FAMILY_ORDER.index(BUILDINGS[t].family))
+    for t in BuildingType
+)
+
+
+def legal_constructs(state: GameState, seat: int, ctx: Ctx, age: Age) -> Specs:
+    for block in construct_blocks(state, seat, ctx, age):
+        yield from block.specs()
 
 
 def construct_options(state: GameState, seat: int, age: Age, btype: BuildingType) -> list[Option]:
@@ -254,19 +380,21 @@ def construct_options(state: GameState, seat: int, age: Age, btype: BuildingType
     cost (only those his hand and adventurers can pay): the squares of ``legal_actions``."""
     if state.over or state.pending is not None or seat != state.turn:
         return []
-    if not _affordable(state, seat, age, btype):
+    if not _affordable(state, seat, age, btype) or state.stock[btype] <= 0:
         return []
     player = state.players[seat]
-    room = allowance(player, age)
-    options = _options(btype, state.options.players)
-    payable: dict[int, bool] = {}  # by surcharge: the rest of the cost is the same everywhere
+    spec = BUILDINGS[btype]
+    players = state.options.players
+    pays = pay_table(hand_counts(player.hand), spec.family, spec.value, allowance(player, age))
+    # the squares of the surcharges the hand can pay: the rest of the cost is the same anywhere
+    payable = 0
+    for extra, squares in enumerate(surcharge_masks(spec.size, players)):
+        if pays[extra]:
+            payable |= squares
+    options = _options(btype, players)
     out = []
-    for place in legal_construct_squares(Ctx(state), age, btype):
-        ok = payable.get(place.extra)
-        if ok is None:
-            ok = payable[place.extra] = bool(payments(player.hand, place, room))
-        if ok:
-            option = options[place.at]
-            assert option is not None
-            out.append(option)
+    for at in squares_of(_construct_mask(Ctx(state).index(age), btype) & payable):
+        option = options[at]
+        assert option is not None
+        out.append(option)
     return out

@@ -13,7 +13,7 @@ from ..resolve import after_removal, remove_tile
 from ..rules import Ctx, allowance, payment_problem, who
 from ..state import GameState
 from ..words import phrase
-from .common import Plan, Specs, building_at, pay
+from .common import Plan, Spec, building_at, pay
 
 
 def _demolishable(b: Building) -> bool:
@@ -52,13 +52,17 @@ def apply_demolish(state: GameState, plan: Plan, events: list[Event]) -> None:
     after_removal(state, seat, plan.age, events)
 
 
-def legal_demolitions(state: GameState, seat: int, ctx: Ctx, age: Age) -> Specs:
+def legal_demolitions(state: GameState, seat: int, ctx: Ctx, age: Age) -> list[Spec]:
+    """R22: every size-1 tile of ``age`` the player can pay a card of its family for."""
     player = state.players[seat]
     if player.ecus < DEMOLISH_ECUS or age is Age.REASON or allowance(player, age) == 0:
-        return
-    for b in sorted(ctx.index(age).buildings.values(), key=lambda b: b.at):
-        if _demolishable(b) and b.family in player.hand:
-            yield Demolish, {"age": age, "square": square_name(b.at)}
+        return []
+    hand = player.hand
+    return [
+        (Demolish, {"age": age, "square": square_name(b.at)})
+        for b in ctx.index(age).in_reading_order
+        if _demolishable(b) and b.family in hand
+    ]
 
 
 def demolish_options(state: GameState, seat: int, age: Age) -> list[str]:

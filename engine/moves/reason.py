@@ -13,7 +13,7 @@ from ..resolve import cells_of, tile_words
 from ..rules import Ctx, allowance, payment_problem, who
 from ..state import GameState, Player, Tile, writable_tile
 from ..words import phrase
-from .common import Plan, Specs, building_at, pay
+from .common import Plan, Spec, building_at, pay
 
 
 def _tile(state: GameState, b: Building) -> Tile:
@@ -149,22 +149,29 @@ def apply_renovate(state: GameState, plan: Plan, events: list[Event]) -> None:
 # --- generators and autocomplete ----------------------------------------------------------------
 
 
-def legal_reason_actions(state: GameState, seat: int, ctx: Ctx) -> Specs:
+def legal_reason_actions(state: GameState, seat: int, ctx: Ctx) -> list[Spec]:
+    """R41 and R42, building by building in reading order: each count of cubes a civil
+    building takes, each count of cards towards a ruin."""
     player = state.players[seat]
     room = allowance(player, Age.REASON)
     if room == 0:
-        return
+        return []
     hand = player.hand
-    for b in sorted(ctx.index(Age.REASON).buildings.values(), key=lambda b: b.at):
+    civil = min(hand.count(Family.CIVIL), room, player.cubes)  # cubes a population may take
+    out: list[Spec] = []
+    for b in ctx.index(Age.REASON).in_reading_order:
         if b.family is Family.CIVIL:
-            top = min(room_for_cubes(state, b), hand.count(Family.CIVIL), room, player.cubes)
-            for k in range(1, top + 1):
-                yield Populate, {"square": square_name(b.at), "count": k}
+            if civil:
+                top = min(room_for_cubes(state, b), civil)
+                name = square_name(b.at)
+                out += [(Populate, {"square": name, "count": k}) for k in range(1, top + 1)]
         elif b.ruin:
             owed = cards_owed(state, b)
+            name = square_name(b.at)
             for k in range(1, min(owed, hand.count(b.family), room) + 1):
                 if k == owed or player.cubes > 0:
-                    yield Renovate, {"square": square_name(b.at), "cards": k}
+                    out.append((Renovate, {"square": name, "cards": k}))
+    return out
 
 
 def reason_options(state: GameState, seat: int, kind: str) -> list[str]:

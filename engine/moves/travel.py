@@ -6,9 +6,9 @@ from ..actions import Travel
 from ..constants import ADVENTURERS, TRAVEL_COST, Age
 from ..errors import IllegalAction
 from ..events import Event, event
-from ..rules import Ctx, adventurer_left, age_code, who
+from ..rules import adventurer_left, age_code, who
 from ..state import GameState
-from .common import Plan, Specs
+from .common import Plan, Spec
 
 
 def check_travel(state: GameState, seat: int, action: Travel) -> Plan:
@@ -53,11 +53,17 @@ def apply_travel(state: GameState, plan: Plan, events: list[Event]) -> None:
     )
 
 
-def legal_travels(state: GameState, seat: int, ctx: Ctx) -> Specs:
+def legal_travels(state: GameState, seat: int) -> list[Spec]:
+    """R13: each adventurer to each other age, while the player has the Ecu."""
     player = state.players[seat]
     if player.ecus < TRAVEL_COST:
-        return
-    for i in range(ADVENTURERS):
-        for dest in Age:
-            if dest is not player.adventurers[i]:
-                yield Travel, {"to": dest, "adventurer": i}
+        return []
+    return [
+        (Travel, {"to": dest, "adventurer": i})
+        for i in range(ADVENTURERS)
+        for dest in _AGES
+        if dest is not player.adventurers[i]
+    ]
+
+
+_AGES = tuple(Age)

@@ -8,11 +8,13 @@ from typing import Any
 from ..actions import Upgrade
 from ..board import FOOTPRINTS, Footprint, outer_positions, square_name
 from ..constants import BONUS, BUILDINGS, LADDER, Age, BuildingType, Family
-from ..domains import BoardIndex, Building, board_index
+from ..domains import BoardIndex, Building, Candidate, Rows, board_index
 from ..errors import IllegalAction, MalformedAction
 from ..events import Event, event
+from ..masks import BORDERS, CELLS, RIVER
 from ..resolve import after_build, new_tile_id, touched_domains
 from ..rules import (
+    FAMILY_ORDER,
     Ctx,
     Placement,
     age_code,
@@ -25,14 +27,30 @@ from ..rules import (
 )
 from ..state import GameState, Tile, writable_tile
 from ..words import phrase
-from .common import Option, Plan, Specs, building_at, chosen_payment, pay, payments, square
+from .common import (
+    Option,
+    Plan,
+    Spec,
+    building_at,
+    chosen_payment,
+    hand_counts,
+    pay,
+    pay_table,
+    square,
+)
 
 
 def upgrade_targets(btype: BuildingType) -> list[BuildingType]:
     """Bigger types of the same family (R16: skipping a size is allowed)."""
-    ladder = LADDER[BUILDINGS[btype].family]
-    size = BUILDINGS[btype].size
-    return [t for t in ladder if BUILDINGS[t].size > size]
+    return list(_TARGETS[btype])
+
+
+_TARGETS = {
+    btype: tuple(
+        t for t in LADDER[BUILDINGS[btype].family] if BUILDINGS[t].size > BUILDINGS[btype].size
+    )
+    for btype in BuildingType
+}
 
 
 def _what(building: Building) -> dict[str, Any]:
@@ -82,9 +100,15 @@ def _cover_problem(
 
 
 def _ranked_problem(
-    idx: BoardIndex, age: Age, building: Building, to: BuildingType, fp: Footprint
+    idx: BoardIndex,
+    age: Age,
+    building: Building,
+    to: BuildingType,
+    fp: Footprint,
+    explain: bool = True,
 ) -> IllegalAction | None:
-    """R20 and R21 for an upgrade of a military or religious building (None for civil)."""
+    """R20 and R21 for an upgrade of a military or religious building (None for civil).
+    With ``explain=False`` a refusal is the shared ``ILLEGAL`` (no sentence is built)."""
     if building.family is Family.CIVIL:
         return None
 
@@ -92,7 +116,7 @@ def _ranked_problem(
         where = square_name(building.at)
         return phrase("phrase.upgrading", what=_what(building), where=where, to=str(to))
 
-    return hierarchy_problem(idx, age, to, fp, {building.key}, name)
+    return hierarchy_problem(idx, age, to, fp, {building.key}, name, explain)
 
 
 def upgrade_problem(
@@ -138,22 +162,31 @@ def _board_upgrade_squares(
     of ``idx``'s board let ``building`` become ``to``: ``_cover_problem`` and
     ``_ranked_problem`` find nothing. They depend on the board's tiles only (R20 and R21 read
     the same on Might and Faith; Reason is refused before), so they are kept on the index,
-    which is shared by every board with the same tiles."""
+    which is shared by every board with the same tiles.
+
+    The squares' tests read as bits (engine/masks.py): R16, the new footprint covers no
+    square of another building; R18, the river; and R20/R21 (``_ranked_problem``) only where
+    another building shares a side with the new footprint (none: no domain is joined)."""
     key = (building.key, to)
     found = idx.upgrade_squares.get(key)
     if found is None:
         size = BUILDINGS[to].size
+        old_size = BUILDINGS[building.type].size
+        others = idx.occupied & ~CELLS[old_size][building.at]
+        river = 0 if to in (BuildingType.TOWN, BuildingType.CITY) else RIVER[size]
+        ranked = building.family is not Family.CIVIL
+        cells, borders = CELLS[size], BORDERS[size]
         out = []
-        for at in outer_positions(building.at, BUILDINGS[building.type].size, size):
-            fp = FOOTPRINTS[size][at]
-            assert fp is not None
-            if (
-                _cover_problem(idx, building, to, at, fp) is None
-                and _ranked_problem(idx, age, building, to, fp) is None
-            ):
-                out.append(at)
-        found = tuple(out)
-        idx.upgrade_squares[key] = found
+        for at in outer_positions(building.at, old_size, size):
+            if cells[at] & others or river >> at & 1:
+                continue
+            if ranked and borders[at] & others:
+                fp = FOOTPRINTS[size][at]
+                assert fp is not None
+                if _ranked_problem(idx, age, building, to, fp, explain=False) is not None:
+                    continue
+            out.append(at)
+        found = idx.upgrade_squares[key] = tuple(out)
     return found
 
 
@@ -259,32 +292,79 @@ def apply_upgrade(state: GameState, plan: Plan, events: list[Event]) -> None:
 
 def _upgradable(ctx: Ctx, seat: int, age: Age) -> list[tuple[Building, BuildingType]]:
     """(building, bigger type) pairs ``seat`` may try on ``age``, in reading order (R16)."""
-    out = []
-    for b in sorted(ctx.index(age).buildings.values(), key=lambda b: b.at):
-        if b.family is not Family.CIVIL and b.owner != seat:
-            continue
-        out += [(b, to) for to in upgrade_targets(b.type)]
+    return [(b, to) for b, _, to, _, _ in _candidates(ctx.index(age), seat)]
+
+
+def _candidates(idx: BoardIndex, seat: int) -> tuple[Candidate, ...]:
+    """The (building, bigger type) pairs of ``_upgradable`` on ``idx``'s board, with what the
+    generator reads of them; they depend on the tiles and the seat only: kept on the index."""
+    found = idx.upgrade_candidates.get(seat)
+    if found is None:
+        out: list[Candidate] = []
+        for b in idx.in_reading_order:
+            if b.owner == seat or BUILDINGS[b.type].family is Family.CIVIL:
+                pairs = _PAIRS.get((b.type, b.at, b.printed))
+                if pairs is None:
+                    pairs = _PAIRS[(b.type, b.at, b.printed)] = _pairs(b)
+                out += [(b, *pair) for pair in pairs]
+        found = idx.upgrade_candidates[seat] = tuple(out)
+    return found
+
+
+def _pairs(b: Building) -> tuple[tuple[str, BuildingType, Family, int], ...]:
+    """Per bigger type of ``b`` (R16): the building's name, the type, the family, the cards of
+    the family it costs (the difference of values; a printed hamlet counts 1)."""
+    name = square_name(b.at)
+    return tuple((name, to, b.family, BUILDINGS[to].value - b.value) for to in _TARGETS[b.type])
+
+
+# _pairs by (type, top-left square, printed): the same for every board.
+_PAIRS: dict[tuple[BuildingType, int, bool], tuple[tuple[str, BuildingType, Family, int], ...]] = {}
+
+
+def _upgrade_rows(
+    idx: BoardIndex, age: Age, building: Building, to: BuildingType, players: int
+) -> Rows:
+    """``_board_upgrade_squares`` named, each with its surcharge at ``players`` players (R18);
+    kept on the index like them."""
+    key = (building.key, to, players)
+    found = idx.upgrade_rows.get(key)
+    if found is None:
+        fps = FOOTPRINTS[BUILDINGS[to].size]
+        rows = []
+        for at in _board_upgrade_squares(idx, age, building, to):
+            fp = fps[at]
+            assert fp is not None
+            rows.append((square_name(at), surcharge(fp, players)))
+        found = idx.upgrade_rows[key] = tuple(rows)
+    return found
+
+
+def legal_upgrades(state: GameState, seat: int, ctx: Ctx, age: Age) -> list[Spec]:
+    """The legal upgrades of ``seat`` on ``age``: the board's rows of each building and new
+    type (``legal_upgrade_placements``, named) with the hand's payments per surcharge."""
+    player = state.players[seat]
+    room = allowance(player, age)
+    if room == 0 or age is Age.REASON:
+        return []
+    counts = hand_counts(player.hand)
+    stock = state.stock
+    players = state.options.players
+    idx = ctx.index(age)
+    out: list[Spec] = []
+    for b, name, to, fam, base in _candidates(idx, seat):
+        if stock[to] <= 0 or base > room or counts[_FAMILY_INDEX[fam]] < base:
+            continue  # out of stock, or the hand cannot pay it anywhere
+        pays = pay_table(counts, fam, base, room)
+        out += [
+            (Upgrade, {"age": age, "square": name, "to": to, "at": at, "surcharge": extra})
+            for at, e in _upgrade_rows(idx, age, b, to, players)
+            for extra in pays[e]
+        ]
     return out
 
 
-def legal_upgrades(state: GameState, seat: int, ctx: Ctx, age: Age) -> Specs:
-    hand = state.players[seat].hand
-    room = allowance(state.players[seat], age)
-    if room == 0 or age is Age.REASON:
-        return
-    for b, to in _upgradable(ctx, seat, age):
-        for place in legal_upgrade_placements(ctx, seat, age, b, to):
-            for extra in payments(hand, place, room):
-                yield (
-                    Upgrade,
-                    {
-                        "age": age,
-                        "square": square_name(b.at),
-                        "to": to,
-                        "at": square_name(place.at),
-                        "surcharge": extra,
-                    },
-                )
+_FAMILY_INDEX = {f: i for i, f in enumerate(FAMILY_ORDER)}
 
 
 def upgrade_options(
@@ -298,16 +378,17 @@ def upgrade_options(
     room = allowance(player, age)
     if room == 0:
         return []
-    ctx = Ctx(state)
+    counts = hand_counts(player.hand)
+    players = state.options.players
+    idx = Ctx(state).index(age)
     out = []
-    for b, to in _upgradable(ctx, seat, age):
-        for place in legal_upgrade_placements(ctx, seat, age, b, to):
-            if payments(player.hand, place, room):
-                name = square_name(place.at)
-                extra = f" + {place.extra} any" if place.extra else ""
-                label = (
-                    f"{b.type.label} {square_name(b.at)} -> {to.label} at {name}: "
-                    f"{place.base} {b.family.value}{extra}"
-                )
-                out.append((square_name(b.at), to, Option(name, place.total, place.extra, label)))
+    for b, name, to, fam, base in _candidates(idx, seat):
+        if state.stock[to] <= 0 or base > room or counts[_FAMILY_INDEX[fam]] < base:
+            continue
+        pays = pay_table(counts, fam, base, room)
+        for at, extra in _upgrade_rows(idx, age, b, to, players):
+            if pays[extra]:
+                more = f" + {extra} any" if extra else ""
+                label = f"{b.type.label} {name} -> {to.label} at {at}: {base} {fam.value}{more}"
+                out.append((name, to, Option(at, base + extra, extra, label)))
     return out

@@ -1,4 +1,4 @@
-"""The computer sees only ``player_view(seat)`` (style 8): its samples of the hidden cards agree
+"""The computer sees only ``player_view(seat)``: its samples of the hidden cards agree
 with what it saw, and games that differ only in hidden cards get the same decision."""
 
 from __future__ import annotations

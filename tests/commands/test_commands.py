@@ -138,7 +138,7 @@ def test_a_confirm_buttons_line_reads_back_as_the_same_arguments(line: str) -> N
 
 def test_discords_order_lists_every_parameter_once_required_first() -> None:
     """Discord refuses a required option after an optional one; the form order names each
-    parameter exactly once, and puts the age before the square it decides (issue 13, 1)."""
+    parameter exactly once, and puts the age before the square it decides."""
     for spec in COMMANDS.values():
         form = spec.form_params
         assert sorted(p.name for p in form) == sorted(p.name for p in spec.params)

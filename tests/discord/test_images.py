@@ -1,4 +1,4 @@
-"""The pictures players see in Discord (issue 13, items 5-7): after a move, ``move.png`` with
+"""The pictures players see in Discord: after a move, ``move.png`` with
 the moved age large and the two others small; ``/board`` with every age large, or one age.
 
 Through the fake Discord these tests check what was attached (file name, size, and that the
@@ -27,7 +27,7 @@ def size(msg: FakeMessage) -> tuple[int, int]:
 
 
 async def test_a_move_post_shows_the_moved_age_large_and_board_every_age(scene: Scene) -> None:
-    """Issue 13, 5-7: alice builds a Chapel on Faith (R15). The post attaches ``move.png``,
+    """Alice builds a Chapel on Faith (R15). The post attaches ``move.png``,
     about as tall as it is wide (not the 840 x 2,400 stack), drawn with Faith large: the
     renderer's image for that move with Faith in focus, not with Might. /board still gives the
     three ages large (``boards.png``), and /board age:faith that one (``faith.png``)."""

@@ -1,4 +1,4 @@
-"""End to end: what the table is told follows the commit (issue 12, the transactional outbox).
+"""End to end: what the table is told follows the commit (the transactional outbox).
 
 The real bot against the fake Discord: a refused image, a server error, a stop or a crash
 between a move's commit and its post, closed DMs across a restart, Confirm then Cancel, and

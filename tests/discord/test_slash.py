@@ -149,7 +149,7 @@ async def autocomplete(fake: FakeDiscord, user: FakeUser, ch: FakeChannel, comma
 
 async def test_build_options_in_discords_order_suggest_what_is_filled_so_far(
         scene: Scene, seeded_bot: SeededBot) -> None:
-    """R15 (issue 13, 1): /build asks the age first, then the building, then the square, whose
+    """R15: /build asks the age first, then the building, then the square, whose
     suggestions are the legal squares for both; a player who jumps to the square first gets
     the squares of both ages, labelled by age; the suggested square is accepted."""
     fake, guild, ch = scene.fake, scene.guild, scene.ch
@@ -209,7 +209,7 @@ async def test_build_options_in_discords_order_suggest_what_is_filled_so_far(
 
 
 async def test_upgrade_options_in_discords_order(scene: Scene, seeded_bot: SeededBot) -> None:
-    """R16 (issue 13, 1): /upgrade asks the age, then the building's square (suggested with
+    """R16: /upgrade asks the age, then the building's square (suggested with
     its possible new types), the new type, and where the new tile goes."""
     fake, guild, ch = scene.fake, scene.guild, scene.ch
     alice, bob = fake.add_user("alice"), fake.add_user("bob")
@@ -332,7 +332,7 @@ async def test_cards_are_suggested_from_the_legal_moves(
 
 async def test_demolish_asks_the_age_then_suggests_the_tiles_to_remove(
         scene: Scene, seeded_bot: SeededBot) -> None:
-    """R22 (issue 13, 1): /demolish asks the age first; its squares are the size-1 tiles the
+    """R22: /demolish asks the age first; its squares are the size-1 tiles the
     engine lets the player remove, of both ages while the age is empty."""
     fake, guild, ch = scene.fake, scene.guild, scene.ch
     alice, bob = fake.add_user("alice"), fake.add_user("bob")
@@ -365,7 +365,7 @@ async def test_demolish_asks_the_age_then_suggests_the_tiles_to_remove(
 
 async def test_r15_refusals_count_the_missing_cards_and_r42_renovates_as_suggested(
         scene: Scene) -> None:
-    """R15 (issue 13, 2): holding 1 military card, a Keep (2) lacks 1 and a Castle (3) lacks 2,
+    """R15: holding 1 military card, a Keep (2) lacks 1 and a Castle (3) lacks 2,
     said privately, nothing changed. R42: with 1 military card for a Castle ruin that owes 2,
     /renovate suggests the ruin and, its cards left empty as autocomplete fills it, pays the
     one card he can and marks the ruin."""
@@ -405,7 +405,7 @@ async def test_r15_refusals_count_the_missing_cards_and_r42_renovates_as_suggest
 
 async def test_the_game_group_gathers_the_keepers_commands_for_servers_only(
         scene: Scene) -> None:
-    """Issue 13, 4: pause, resume, settings, abandon and rebuild are subcommands of /game, not
+    """Pause, resume, settings, abandon and rebuild are subcommands of /game, not
     commands of their own, and Discord is told /game is for servers only (contexts: guild,
     no DM permission)."""
     async with scene.fake.running(scene.bot()):

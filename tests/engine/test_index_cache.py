@@ -2,9 +2,9 @@
 
 An index is shared by every board whose tiles read the same, and boards are mutated in place
 inside ``apply`` (on the clone). These tests compare each shared index, and the construct
-squares kept on it, with an index computed afresh from the same board: after every action of
-random games (every kind of action, on the new state and on the state it was applied to), and
-after each kind of in-place change to a board's tiles.
+squares and the generators' tables kept on it, with an index computed afresh from the same
+board: after every action of random games (every kind of action, on the new state and on the
+state it was applied to), and after each kind of in-place change to a board's tiles.
 """
 
 from __future__ import annotations
@@ -18,9 +18,20 @@ from engine.board import outer_positions
 from engine.builder import position
 from engine.constants import BUILDINGS
 from engine.domains import BoardIndex, board_index
-from engine.moves.construct import _board_squares, construct_problem, legal_construct_squares
+from engine.moves.construct import (
+    _board_squares,
+    _construct_counts,
+    _construct_mask,
+    _construct_rows,
+    _free_mask,
+    _touch_masks,
+    construct_problem,
+    legal_construct_squares,
+)
 from engine.moves.upgrade import (
     _board_upgrade_squares,
+    _candidates,
+    _upgrade_rows,
     legal_upgrade_placements,
     upgrade_problem,
     upgrade_targets,
@@ -35,7 +46,8 @@ KINDS = {str(cls.model_fields["kind"].default) for cls in get_args(get_args(Acti
 
 
 def _facts(idx: BoardIndex, squares: bool) -> tuple[object, ...]:
-    """Everything an index answers (``squares``: also the construct squares of every type)."""
+    """Everything an index answers (``squares``: also the construct squares of every type and
+    the tables the generators keep)."""
     return (
         idx.grid,
         idx.buildings,
@@ -52,6 +64,32 @@ def _facts(idx: BoardIndex, squares: bool) -> tuple[object, ...]:
         if squares
         else None,
         {age: _first_tie(idx, age) for age in (M, F)},
+        _tables(idx) if squares else None,
+    )
+
+
+def _tables(idx: BoardIndex) -> tuple[object, ...]:
+    """What the legal actions' generators keep on an index (engine.moves.construct, .upgrade):
+    the masks the construct squares are made of, their rows and counts per number of players,
+    the upgrade candidates per seat and their rows."""
+    assert idx.occupied == sum(1 << c for c, key in enumerate(idx.grid) if key)
+    return (
+        idx.occupied,
+        idx.in_reading_order,
+        {s: (_free_mask(idx, s), _touch_masks(idx, s)) for s in (1, 2, 3)},
+        {t: _construct_mask(idx, t) for t in BuildingType},
+        {
+            (t, n): (_construct_rows(idx, t, n), _construct_counts(idx, t, n))
+            for t in BuildingType
+            for n in range(2, 6)
+        },
+        {seat: _candidates(idx, seat) for seat in range(5)},
+        {
+            (b.key, to, n): _upgrade_rows(idx, M, b, to, n)
+            for b in idx.buildings.values()
+            for to in upgrade_targets(b.type)
+            for n in range(2, 6)
+        },
     )
 
 

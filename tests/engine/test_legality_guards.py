@@ -1,4 +1,4 @@
-"""Guards of "legality in one place" (style 4), on positions from random games:
+"""Guards of "legality in one place", on positions from random games:
 
 - ``check`` accepts an action exactly when ``legal_actions`` lists it, for candidates that are
   mostly illegal (every square x building x board on some positions, a sample on the others);
@@ -13,9 +13,10 @@ from __future__ import annotations
 import itertools
 import os
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+import pytest
 from pydantic import BaseModel
 
 from engine import (
@@ -42,6 +43,7 @@ from engine import (
     construct_options,
     current_seat,
     demolish_options,
+    legal_action_list,
     legal_actions,
     new_game,
     parse_square,
@@ -58,6 +60,7 @@ from engine.rules import surcharge
 M, F = Age.MIGHT, Age.FAITH
 POSITIONS = int(os.environ.get("KHRONOS_GUARD_POSITIONS", "2000"))
 FULL_GRID_EVERY = 300  # every square x building x board on one position in this many
+CHUNKS = 8  # the positions are checked in this many tests, which pytest-xdist spreads
 FAMILIES = (Family.MILITARY, Family.RELIGIOUS, Family.CIVIL)
 GRID = [(age, btype, sq) for age in Age for btype in BuildingType for sq in range(320)]
 
@@ -71,9 +74,10 @@ def _key(action: Action) -> Key:
     return tuple(sorted(action.__dict__.items()))
 
 
-def _positions(count: int) -> Iterator[tuple[GameState, list[Action]]]:
+def _positions(count: int, first: int = 0) -> Iterator[tuple[GameState, list[Action]]]:
     """States met in random games of 2-5 players (Hold'em in half), decisions included, each
-    with its legal actions (from which the game goes on)."""
+    with its legal actions (from which the game goes on): the ``first`` to the ``count``-th
+    (those before are played through, picking from ``legal_action_list``: the same pick)."""
     seen = 0
     for seed in itertools.count(1000):
         chooser = random.Random(seed)
@@ -81,8 +85,12 @@ def _positions(count: int) -> Iterator[tuple[GameState, list[Action]]]:
         while not state.over:
             seat = current_seat(state)
             assert seat is not None
-            legal = legal_actions(state, seat)
-            yield state, legal
+            legal: Sequence[Action]
+            if seen >= first:
+                legal = legal_actions(state, seat)
+                yield state, legal
+            else:
+                legal = legal_action_list(state, seat)
             seen += 1
             if seen >= count:
                 return
@@ -201,8 +209,9 @@ def _agree(
     legal: dict[Key, Action],
     indexes: list[BoardIndex],
 ) -> None:
-    """R1 and style 4: ``check`` accepts ``action`` exactly when its one name (the engine's
-    ``canonical_action``, which must equal this test's own reading) is a legal action."""
+    """R1, legality in one place: ``check`` accepts ``action`` exactly when its one
+    name (the engine's ``canonical_action``, which must equal this test's own reading) is a
+    legal action."""
     named = _canonical(indexes, action)
     assert canonical_action(state, action) == named, (action, named)
     assert _accepted(state, seat, action) == (_key(named) in legal), (state.step, action)
@@ -216,12 +225,16 @@ def _accepted(state: GameState, seat: int, action: Action) -> bool:
     return True
 
 
-def test_check_accepts_exactly_the_legal_actions_on_random_positions() -> None:
+@pytest.mark.parametrize("chunk", range(CHUNKS))
+def test_check_accepts_exactly_the_legal_actions_on_random_positions(chunk: int) -> None:
     """Style 4 guard: ``check`` and ``legal_actions`` agree on every candidate, for every
-    action of R8-R42 (turn, cards, travel, construct, upgrade, demolish, Reason, choices)."""
-    rnd = random.Random(11)
+    action of R8-R42 (turn, cards, travel, construct, upgrade, demolish, Reason, choices), on
+    this chunk's share of the positions (each position's candidates drawn from its own seed,
+    so the chunks check what one run over every position would)."""
     checked = legal_total = 0
-    for n, (state, actions) in enumerate(_positions(POSITIONS)):
+    first, last = chunk * POSITIONS // CHUNKS, (chunk + 1) * POSITIONS // CHUNKS
+    for n, (state, actions) in enumerate(_positions(last, first), first):
+        rnd = random.Random(11 * 1_000_003 + n)
         seat = current_seat(state)
         assert seat is not None
         legal = {_key(a): a for a in actions}
@@ -236,7 +249,7 @@ def test_check_accepts_exactly_the_legal_actions_on_random_positions() -> None:
         other = (seat + 1) % len(state.players)
         assert legal_actions(state, other) == []
         assert not _accepted(state, other, EndTurn())
-    print(f"\n{POSITIONS} positions: {legal_total} legal actions, {checked} candidates checked")
+    print(f"\npositions {first}-{last - 1}: {legal_total} legal actions, {checked} candidates")
 
 
 # R20: lone buildings that an upgrade brings next to one domain (Might and Faith, to each

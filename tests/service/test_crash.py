@@ -35,7 +35,7 @@ async def _check(path: Path, version: int) -> None:
         assert len(moves) == state.step
         assert moves[-1].version == version
         assert await service.replayed_state(1) == state
-        # the outbox holds the announcement of exactly the committed commands (issue 12):
+        # the outbox holds the announcement of exactly the committed commands:
         # create, two joins and the start, then one boards post per move
         assert posts[0][0] == 4 + len(moves) + (1 if state.over else 0)
 

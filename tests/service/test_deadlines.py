@@ -1,4 +1,4 @@
-"""Defect 5 (issue 12): a turn's deadline is fixed when the turn starts; an absence extends it
+"""A turn's deadline is fixed when the turn starts; an absence extends it
 by what is really taken, at most two weeks; another seat's choice and /undo do not renew it."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""SqliteStorage faults (issue 12, defects 6-8): the timer loop backs off when the database cannot
+"""SqliteStorage faults: the timer loop backs off when the database cannot
 be written, a deleted database file is refused loudly, and a cancelled command leaves the
 connections usable."""
 

@@ -1,4 +1,4 @@
-"""The outbox (issue 12): rows written in the command's transaction, delivered in order per
+"""The outbox: rows written in the command's transaction, delivered in order per
 game, retried with backoff, given up after a limit, late rows marked, replies of an earlier
 run expired."""
 

@@ -1,5 +1,5 @@
 """A reply row belongs to the process whose interaction wrote it (several bot processes on one
-database, issue 15): another process delivering the game's rows neither expires it while its
+database): another process delivering the game's rows neither expires it while its
 writer may still answer nor waits for it, and drops it once the interaction's token is dead
 (``REPLY_WINDOW``) when the writer died after the commit. Both backends (SQLite file, and
 PostgreSQL when ``KHRONOS_TEST_DATABASE_URL`` names a server).

@@ -1,4 +1,4 @@
-"""Defects of issue 12 seen in the service and the command parser (each fails before its fix)."""
+"""Defects seen in the service and the command parser (each fails before its fix)."""
 
 from __future__ import annotations
 

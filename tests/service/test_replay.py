@@ -57,3 +57,27 @@ async def test_rebuild_from_the_log_equals_the_saved_state(
     assert rebuilt == final
     history = await service.history_entries(channel)
     assert sum(1 for h in history if h.kind == "undo") == undos
+
+
+async def test_r1_the_log_stores_the_one_name_of_a_building(
+    service: GameService, storage: SqliteStorage
+) -> None:
+    """R1: a move typed with another spelling of its square (``c4`` for C4, or any square of a
+    larger building) is stored under the name ``legal_actions`` gives it, so the log, replays
+    and the history show one name per building."""
+    channel = 640
+    await started_game(service, channel, 2, seed=5)
+    info, state = await service.snapshot(channel)
+    seat = engine.current_seat(state)
+    assert seat is not None
+    built = next(a for a in engine.legal_actions(state, seat)
+                 if isinstance(a, engine.Construct) and len(a.square) == 2)
+    typed = built.model_copy(update={"square": built.square.lower()})
+    assert engine.canonical_action(state, typed) == built
+    user = info.user_of(seat)
+    assert user is not None
+    await service.act(channel, user, typed)
+    async with storage.write() as tx:
+        moves = await tx.moves(info.game_id)
+    assert engine.parse_action(moves[-1].action) == built
+    assert await service.replayed_state(channel) == (await service.snapshot(channel))[1]
