@@ -243,11 +243,9 @@ class MovesMixin(ScheduleMixin):
             fields["status"] = GameStatus.OVER
         await tx.append_move(
             game_id=game_id, seq=seq, version=version + 1, seat=seat, user_id=user_id,
-            kind=MoveKind.ACTION,
+            kind=MoveKind.ACTION, step=new.step, now=now,
             action=json.dumps(engine.dump_action(engine.canonical_action(state, action))),
-            events=json.dumps([e.model_dump(mode="json") for e in events]),
-            step=new.step, now=now,
-        )
+            events=json.dumps([e.model_dump(mode="json") for e in events]))
         await note_deal(tx, game_id, seq, state, new)
         version = await tx.update_game(game_id, version, now=now, **fields)
         return new, events, version
