@@ -110,6 +110,11 @@ def _choose(option: int) -> Choose:
 
 
 
+
+def _logged(state: GameState, action: Action) -> str:
+    """``action`` as the move log keeps it: under its one name (R1, ``canonical_action``)."""
+    return json.dumps(engine.dump_action(engine.canonical_action(state, action)))
+
 class MovesMixin(ScheduleMixin):
     """Moves, choices, previews and undo."""
 
@@ -243,8 +248,7 @@ class MovesMixin(ScheduleMixin):
             fields["status"] = GameStatus.OVER
         await tx.append_move(
             game_id=game_id, seq=seq, version=version + 1, seat=seat, user_id=user_id,
-            kind=MoveKind.ACTION,
-            action=json.dumps(engine.dump_action(engine.canonical_action(state, action))),
+            kind=MoveKind.ACTION, action=_logged(state, action),
             events=json.dumps([e.model_dump(mode="json") for e in events]),
             step=new.step, now=now,
         )
