@@ -72,6 +72,7 @@ from .results import (
     Post,
     Reply,
     SeatInfo,
+    Table,
 )
 from .states import effective_moves, replay
 from .texts import (
@@ -130,6 +131,7 @@ __all__ = [
     "Reply",
     "SeatInfo",
     "ServiceError",
+    "Table",
     "TimerKind",
     "UndoRefused",
     "cards_text",

@@ -29,11 +29,11 @@ from ..storage.api import GameRow, MoveRow, PendingMoveRow, Queries, Tx
 from .core import shape_problems
 from .errors import NoGameHere, PermissionDenied, UndoRefused, damaged
 from .fairplay import finish_game, note_deal
-from .model import DRAW_KINDS, GameStatus, MoveKind, events_of, is_computer
+from .model import DRAW_KINDS, GameStatus, MoveKind, events_of, is_computer, turn_key
 from .outbox import outboxed
 from .results import GameInfo, Image, Outcome, Post, Reply
-from .schedule import ScheduleMixin
 from .states import BrokenEntry, effective_moves
+from .table import TableMixin
 from .texts import (
     _rename,
     events_text,
@@ -115,7 +115,7 @@ def _logged(state: GameState, action: Action) -> str:
     """``action`` as the move log keeps it: under its one name (R1, ``canonical_action``)."""
     return json.dumps(engine.dump_action(engine.canonical_action(state, action)))
 
-class MovesMixin(ScheduleMixin):
+class MovesMixin(TableMixin):
     """Moves, choices, previews and undo."""
 
     # --- moves -----------------------------------------------------------------------------
@@ -279,11 +279,16 @@ class MovesMixin(ScheduleMixin):
         new = state
         events: list[Event] = []
         texts: list[str] = [intro] if intro else []
+        # per action, its turn and the state after it; the words a turn's table adds
+        steps: list[tuple[str, GameState]] = []
+        notes: dict[str, list[str]] = {turn_key(state): [intro]} if intro else {}
         actor, note = -1, ""  # note: for the player, the cards a surcharge took (R18)
         if first is not None:
             actor, user_id, action = first
+            key = turn_key(new)
             new, evs, version = await self._record(tx, game.id, version, new, actor, user_id,
                                                    action, names, now)
+            steps.append((key, new))
             events += evs
             texts.append(events_text(evs, names, lang))
             note = _surcharge_words(texts, state, actor, user_id, action, evs, lang)
@@ -299,20 +304,25 @@ class MovesMixin(ScheduleMixin):
                 break
             if seat in removed and seat not in told:
                 told.add(seat)
-                texts.append(say("moves.left_default", lang, name=names.get(seat, "?")))
+                left = say("moves.left_default", lang, name=names.get(seat, "?"))
+                texts.append(left)
+                notes.setdefault(turn_key(new), []).append(left)
             auto: Action
             if new.pending is not None:
                 auto = Choose(option=engine.default_choice(new))
             else:
                 auto = EndTurn()
+            key = turn_key(new)
             new, evs, version = await self._record(tx, game.id, version, new, seat, None, auto,
                                                    names, now)
+            steps.append((key, new))
             events += evs
             texts.append(events_text(evs, names, lang))
         info = replace(info, version=version, status=GameStatus.OVER if new.over else info.status)
         await self._schedule(tx, info, new, now)
         out = self._after_move(info, state, new, events, actor, "\n".join(t for t in texts if t))
         out.reply = Reply(note) if note else out.reply
+        out.tables = await self._turn_tables(tx, info, new, steps, notes)
         if new.over:  # the end-of-game picture: where every player's Ecus came from
             try:
                 live: list[MoveRow] | None = effective_moves(await tx.moves(game.id))
@@ -332,13 +342,15 @@ class MovesMixin(ScheduleMixin):
         self, info: GameInfo, old: GameState, new: GameState, events: list[Event], actor: int,
         text: str | None = None,
     ) -> Outcome:
+        """The move's words and picture (shown by the turn's table message; the terminal
+        prints them), the hands that changed, and the turn's notices."""
         names = info.names
         if text is None:
             text = events_text(events, names, info.settings.language)
         out = Outcome(
             game=info,
             public=[Post(text, self._boards(new, info.plain_names, events, "move",
-                                            lang=info.settings.language))],
+                                            lang=info.settings.language), in_table=True)],
             events=list(events),
         )
         gone = {s.seat for s in info.seats if s.removed or is_computer(s.user_id)}
@@ -347,7 +359,7 @@ class MovesMixin(ScheduleMixin):
                 continue
             if p_old.hand != p_new.hand or (p_new.seat == actor and p_old.ecus != p_new.ecus):
                 out.direct.append(self._hand_dm(new, p_new.seat, info))
-        self._turn_notice(out, info, old, new)
+        self._turn_notice(out, info, old, new, table=True)
         return out
 
     # --- undo -------------------------------------------------------------------------------
@@ -397,11 +409,13 @@ class MovesMixin(ScheduleMixin):
             )
             info = replace(info, version=version)
             await self._schedule(tx, info, restored, now)
+            tables = await self._turn_tables(tx, info, restored)
         image = self._boards(restored, info.plain_names, (), "move",
                              lang=info.settings.language)
-        out = Outcome(game=info, public=[Post(text, image)], events=[undo_event])
+        out = Outcome(game=info, public=[Post(text, image, in_table=True)], events=[undo_event],
+                      tables=tables)
         out.direct.append(self._hand_dm(restored, seat, info))
-        self._turn_notice(out, info, state, restored)
+        self._turn_notice(out, info, state, restored, table=True)
         return out
 
     @staticmethod
