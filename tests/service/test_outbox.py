@@ -133,9 +133,8 @@ async def games_with_rows(service: GameService, storage: AnyStorage,
 
 async def superseded(storage: AnyStorage) -> set[int]:
     """The table rows left unsent because a later row of their turn said more."""
-    async with storage.read() as q:
-        return {r[0] for r in await q._all(
-            "SELECT id FROM outbox WHERE result = 'superseded'")}
+    return {r[0] for r in await fetch_raw(
+        storage, "SELECT id FROM outbox WHERE result = 'superseded'")}
 
 
 async def assert_each_row_once_in_order(log: SharedLog, rows: list[int], game_ids: list[int],
