@@ -19,6 +19,7 @@ from bot.service import hand_text
 from bot.settings import Settings
 from engine import Age, Family
 from tests.discord.conftest import wait_until
+from tests.discord.discord_spec import findings
 from tests.fakediscord.fake import FakeDiscord
 from tests.fakediscord.models import FakeChannel, FakeMessage, FakeUser
 
@@ -230,7 +231,7 @@ async def test_a_whole_game_through_discord_with_a_restart(fake_discord: FakeDis
                         break
                 await table.play(user, action)
                 plays = 0 if action.kind == "end_turn" else plays + 1
-            await wait_until(lambda e=edits, n=seen: bool(  # type: ignore[misc]
+            await wait_until(lambda e=edits, n=seen: bool(
                 shown(fake, ch, e, n)))
             changed = shown(fake, ch, edits, seen)
             assert changed, ("every move shows on the table", state.pending)
@@ -272,7 +273,7 @@ async def test_a_whole_game_through_discord_with_a_restart(fake_discord: FakeDis
                 if action.kind == "end_turn" and not (await table.state())[1].over:
                     info2, st2 = await table.state()
                     nxt = info2.user_of(engine.current_seat(st2))
-                    await wait_until(lambda n=seen: any(  # type: ignore[misc]
+                    await wait_until(lambda n=seen: any(
                         m.is_layout for m in fake.channel_messages(ch)[n:]))
                     pings = [m for m in fake.channel_messages(ch)[seen:] if m.pinged]
                     assert [m.pinged for m in pings] == [[nxt]], "the new turn's table alone"
@@ -293,6 +294,11 @@ async def test_a_whole_game_through_discord_with_a_restart(fake_discord: FakeDis
         ia = await table.slash(alice, "board", move=entries[3].seq)
         msg = ia.messages[0]
         assert msg.ephemeral and f"Move {entries[3].seq}" in msg.content and decodes(msg)
+    # everything the bot sent in the whole game is what Discord accepts (its OpenAPI
+    # description and the documented limits: Components V2, alt texts, mentions …)
+    sent = [r for r in fake.requests if r["method"] in ("POST", "PATCH", "PUT")]
+    assert any(r["method"] == "PATCH" and "/messages/" in r["path"] for r in sent)
+    assert findings(fake.requests) == []
 
 
 async def test_closed_dms_are_told_once_and_the_hand_stays_private(fake_discord: FakeDiscord,
