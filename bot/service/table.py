@@ -36,7 +36,10 @@ from .texts import (
     when,
 )
 
-LOG_WINDOW = 200  # log entries read to find the turns a command touched (a turn is a few)
+LOG_WINDOW = 60  # log entries read to find the turns a command touched (a turn is a few)
+# actions that change a board (what the table's picture outlines): not a travel, an exchange,
+# a Hold'em swap or the end of a turn
+BOARD_KINDS = ("construct", "upgrade", "demolish", "populate", "renovate", "choose")
 
 # what one command did, turn by turn: (the turn's key, the state after each of its actions)
 Steps = Sequence[tuple[str, GameState]]
@@ -99,7 +102,7 @@ class TableMixin(ScheduleMixin):
             tables.append(self._table(info, key, state, _effective(segment),
                                       notes.get(key, []), lang, closed=True))
         if open_key is not None:
-            due = await self._turn_due(q, info.game_id, open_key)
+            due = None if info.paused else await self._turn_due(q, info.game_id, open_key)
             tables.append(self._table(info, open_key, final, _effective(found[-1]),
                                       notes.get(open_key, []), lang, due=due))
         return tables
@@ -128,12 +131,14 @@ class TableMixin(ScheduleMixin):
             header = say("table.header", lang, round=round_, who=who)
             if due is not None:
                 header += say("table.deadline", lang, due=when(due))
-        events: list[Event] = []
+        events: list[Event] = []  # the picture outlines the turn's last change of a board
         lines = []
         for m in moves:
-            events = events_of(m.events, lang)
-            lines.append(move_words(events, names, lang,
+            said = events_of(m.events, lang)
+            lines.append(move_words(said, names, lang,
                                     computer=m.user_id is not None and is_computer(m.user_id)))
+            if json.loads(m.action).get("kind") in BOARD_KINDS:
+                events = said
         lines += [f"- {note}" for note in notes]
         image = Image("table", state, names, events, lang=lang)
         return Table(key, seat, user if mention else None, header, tuple(lines),
@@ -143,11 +148,13 @@ class TableMixin(ScheduleMixin):
     def _pending_line(info: GameInfo, state: GameState, seat: int, closed: bool,
                       lang: str) -> str:
         """What the game waits for: a choice (R37), the player's cards left (R14) and the
-        end of his turn; or, on a turn's record, who is next or who won."""
+        end of his turn, or the end of a pause; on a turn's record, who is next or who won."""
         names = info.names
         if state.over:
             winners = say("hand.and", lang).join(names.get(s, "?") for s in state.winners)
             return say("table.over", lang, names=winners)
+        if info.paused_at is not None and not closed:
+            return say("status.paused", lang, since=when(info.paused_at))
         if state.pending is not None:
             return say("table.waits_choice", lang, name=names.get(state.pending.seat, "?"),
                        prompt=format_names(event_prompt(state, lang), names))

@@ -392,3 +392,24 @@ def test_a_long_turn_fits_discords_limits_latest_moves_first() -> None:
     assert len(text) <= 2000 and "- move 59 " in text and "(Image: the picture in words)" in text
     assert [b.custom_id for b in buttons.children] == [  # type: ignore[attr-defined]
         "kh:tb:hand:7:1.0", "kh:tb:boards:7:1.0", "kh:tb:status:7:1.0"]
+
+
+async def test_a_pause_shows_on_the_table_and_the_resume_brings_the_new_deadline(
+        scene: Scene) -> None:
+    fake, ch = scene.fake, scene.ch
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    async with fake.running(scene.bot()) as bot:
+        table = Table(fake, bot, ch, [alice, bob])
+        await table.slash(alice, "create", players=2, deadline=24)
+        await table.slash(bob, "join")
+        await settled(bot)
+        [msg] = tables(fake, ch)
+        assert " · ends <t:" in msg.text(), "the turn's deadline, in each reader's time"
+        await table.slash(alice, "game pause")
+        await settled(bot)
+        paused = fake.get_message(msg.id).text()
+        assert "Paused since <t:" in paused and " · ends <t:" not in paused
+        await table.slash(alice, "game resume")
+        await settled(bot)
+        resumed = fake.get_message(msg.id).text()
+        assert " · ends <t:" in resumed and "Paused" not in resumed
