@@ -399,6 +399,7 @@ async def test_a_choice_dmed_before_a_restart_is_answered_after_it(fake_discord:
         seen = len(fake.channel_messages(ch))
         red_table = tables(fake, ch)[-1]
         versions = len(red_table.history)
+        red_dms = len(fake.dms(red))
         click = await fake.click(white, dm, options[1])  # J4
         await click.wait_ack()
         await click.wait_message(timeout=10)
@@ -410,6 +411,9 @@ async def test_a_choice_dmed_before_a_restart_is_answered_after_it(fake_discord:
         await wait_until(lambda: len(fake.get_message(red_table.id).history) > versions)
         assert "Watchtower" in fake.get_message(red_table.id).text()
         assert all(m.pinged in ([], [red.id]) for m in fake.channel_messages(ch)[seen:])
+        # the turn is red's again: a new "your turn" DM tells him (no second public ping)
+        await wait_until(lambda: any(m.content.startswith("It is your turn.")
+                                     for m in fake.dms(red)[red_dms:]))
 
 
 def test_long_texts_are_split_at_line_ends_within_discords_limit() -> None:
