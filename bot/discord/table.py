@@ -185,7 +185,7 @@ class TableMessages:
     def __init__(self, bot: Host) -> None:
         self.bot = bot
 
-    async def send(self, item: Delivery, channel: Any) -> str:
+    async def deliver(self, item: Delivery, channel: Any) -> str:
         """Make the turn's message say ``item.table``: edit it if the turn has one, else post
         it (mentioning the player only when the turn was not announced before)."""
         table = item.table

@@ -49,7 +49,7 @@ class DiscordTransport:
             if item.kind == "post":
                 return await self._post(item)
             if item.kind == "table":
-                return await self.tables.send(item, await self._channel(item.channel_id))
+                return await self.tables.deliver(item, await self._channel(item.channel_id))
             if item.kind == "ping":
                 assert item.user_id is not None
                 channel = await self._channel(item.channel_id)

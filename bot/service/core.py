@@ -331,7 +331,8 @@ class ServiceCore:
         else:
             text = say("turn.ping", lang, round=new.round)
         out.pings.append(Ping(user, text, in_table=table and now_seat == new.turn))
-        if new.pending is None:
+        if new.pending is None and not any(  # his turn's hand DM already says it
+                d.user_id == user and d.turn == turn_key(new) for d in out.direct):
             hand = self._hand_dm(new, now_seat, info)
             out.direct.append(replace(hand, kind="your_turn") if table else Direct(
                 user, "your_turn", say("turn.your_turn_dm", lang) + hand_text(new, now_seat, lang)))

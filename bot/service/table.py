@@ -140,7 +140,7 @@ class TableMixin(ScheduleMixin):
             if json.loads(m.action).get("kind") in BOARD_KINDS:
                 events = said
         lines += [f"- {note}" for note in notes]
-        image = Image("table", state, names, events, lang=lang)
+        image = Image("table", state, info.plain_names, events, lang=lang)
         return Table(key, seat, user if mention else None, header, tuple(lines),
                      self._pending_line(info, state, seat, closed, lang), image, closed)
 
@@ -167,7 +167,8 @@ class TableMixin(ScheduleMixin):
 
     async def _table_game(self, q: Queries, game_id: int) -> tuple[GameInfo, GameState]:
         game = await self._by_id(q, game_id)
-        return self._info(game, await q.seats(game.id)), self._state(game)
+        info = self._info(game, await q.seats(game.id))
+        return info, self._state(game, info)
 
     async def table_hand(self, game_id: int, user_id: int) -> Outcome:
         """My hand: the reader's own hand, privately, in his language; refused to anyone who
@@ -175,8 +176,8 @@ class TableMixin(ScheduleMixin):
         async with self.storage.read() as q:
             info, state = await self._table_game(q, game_id)
         seat = self._seat(info, user_id)
-        lang = i18n.language(i18n.reader())
-        image = Image("hand", state, info.names, (),
+        lang = i18n.language(i18n.reader())  # a private answer: the picture in his words too
+        image = Image("hand", state, info.plain_names, (),
                       say("image.hand_alt", lang, cards=cards_text(state.players[seat].hand, lang)),
                       seat=seat, lang=lang)
         return Outcome(game=info, reply=Reply(hand_text(state, seat, lang), image, True))
@@ -186,7 +187,7 @@ class TableMixin(ScheduleMixin):
         async with self.storage.read() as q:
             info, state = await self._table_game(q, game_id)
         lang = i18n.language(i18n.reader())
-        image = self._boards(state, info.names, (), lang=lang)
+        image = self._boards(state, info.plain_names, (), lang=lang)
         return Outcome(game=info, reply=Reply(say("table.boards", lang), image, True))
 
     async def table_status(self, game_id: int) -> Outcome:
@@ -194,7 +195,7 @@ class TableMixin(ScheduleMixin):
         async with self.storage.read() as q:
             game = await self._by_id(q, game_id)
             info = self._info(game, await q.seats(game.id))
-        state = self._state(game)
+        state = self._state(game, info)
         lang = i18n.language(i18n.reader())
         return Outcome(game=info, reply=Reply(status_text(state, info.names, game.status, lang),
                                               None, True))

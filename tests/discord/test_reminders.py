@@ -165,8 +165,9 @@ async def test_deadline_warning_automatic_move_replace_and_mygames(fake_discord:
             ia = await slash(fake, alice, ch, "game replace", old=bob, new=erin)
             assert ia.messages[0].ephemeral
             await fake.wait_for_message(ch, lambda m: "erin takes over bob's seat" in m.content)
-            hand = await fake.wait_for_dm(erin, lambda m: m.content.startswith("Your hand"))
-            assert decodes(hand)
+            hand = await fake.wait_for_dm(erin, lambda m: m.content.removeprefix(
+                "It is your turn. ").startswith("Your hand"))  # his turn's, if it is his turn
+            assert decodes(hand) and len(fake.dms(erin)) == 1
             refused = await slash(fake, bob, ch, "game pause")
             assert "creator or a server admin" in refused.messages[0].content
 
