@@ -183,7 +183,7 @@ async def test_round_trip_of_the_outbox_notices_previews_and_turn_timing(
 
 
 async def test_where_the_living_messages_are(storage: SqliteStorage) -> None:
-    """Migration 5: a turn's table message is recorded before its post (no id yet), then
+    """Migration 6: a turn's table message is recorded before its post (no id yet), then
     with its id; a later keep replaces the row (a message posted anew); other keys and games
     stay apart; both backends read a layout as a boolean and a 64-bit id whole."""
     async with storage.write() as tx:
