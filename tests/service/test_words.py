@@ -156,9 +156,10 @@ async def test_an_outbox_row_keeps_the_language_of_its_commit(service: GameServi
     items = [await deliverer.message(r) for r in rows if r is not None]
     assert items and all(i.lang == "fr" for i in items)
     assert items[0].text.startswith("La partie commence.")
-    table = next(i.table for i in items if i.table is not None)
-    assert table.header.startswith("**Manche 1 sur 7** · au tour de <@")
-    assert table.image.lang == "fr" and table.pending.startswith("En attente de ")
+    item = next(i for i in items if i.table is not None)
+    assert item.table is not None and item.image is not None
+    assert item.table.header.startswith("**Manche 1 sur 7** · au tour de <@")
+    assert item.image.lang == "fr" and item.table.pending.startswith("En attente de ")
     later = await service.status(15)
     assert later.reply is not None and later.reply.text.startswith("Runde 1 von 7")
 
