@@ -321,20 +321,29 @@ class MovesMixin(TableMixin):
         out = self._after_move(info, state, new, events, actor, "\n".join(t for t in texts if t))
         out.reply = Reply(note) if note else out.reply
         out.tables = await self._turn_tables(tx, info, new, steps, notes)
-        if new.over:  # the end-of-game picture: where every player's Ecus came from
-            try:
-                live: list[MoveRow] | None = effective_moves(await tx.moves(game.id))
-            except BrokenEntry:  # the picture is replayed from the log: without it, none
-                live = None
-            if live is not None:
-                out.public.append(Post(
-                    say("moves.summary", lang),
-                    Image("summary", new, info.plain_names, (), say("moves.summary_alt", lang),
-                          seed=game.seed,
-                          moves=[(m.seat, m.action) for m in live], lang=lang)))
-            # rated and its seed revealed in the transaction that ends it (docs/community.md)
-            out.public.append(Post(await finish_game(tx, game, info, new, now)))
+        if new.over:
+            out.public += await self._game_over(tx, game, info, new, now)
         return out
+
+    async def _game_over(
+        self, tx: Tx, game: GameRow, info: GameInfo, final: GameState, now: float,
+    ) -> list[Post]:
+        """The end-of-game posts: the picture of where every player's Ecus came from
+        (replayed from the log: none if the log is broken), then the result, rated and its
+        seed revealed in the transaction that ends the game (docs/community.md)."""
+        lang = info.settings.language
+        posts = []
+        try:
+            live: list[MoveRow] | None = effective_moves(await tx.moves(game.id))
+        except BrokenEntry:
+            live = None
+        if live is not None:
+            posts.append(Post(
+                say("moves.summary", lang),
+                Image("summary", final, info.plain_names, (), say("moves.summary_alt", lang),
+                      seed=game.seed, moves=[(m.seat, m.action) for m in live], lang=lang)))
+        posts.append(Post(await finish_game(tx, game, info, final, now)))
+        return posts
 
     def _after_move(
         self, info: GameInfo, old: GameState, new: GameState, events: list[Event], actor: int,
