@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 from engine import CorruptState, Event, GameState
 
-from .. import i18n
+from .. import i18n, surcharge
 from ..storage.api import MoveRow, Queries
 from .model import MARK, MoveKind, events_of, is_computer, turn_key
 from .results import GameInfo, Image, Outcome, Reply, Table
@@ -66,11 +66,11 @@ def _effective(segment: Sequence[MoveRow]) -> list[MoveRow]:
 
 
 def move_words(events: Sequence[Event], names: dict[int, str], lang: str, *,
-               computer: bool = False) -> str:
+               computer: bool = False, also: str = "") -> str:
     """One move in words, as a list item: what the player did (marked when a computer did
-    it), then each consequence (a ripple, a paradox, a junction, an income's lines) as an
-    item under it."""
-    text = events_text(events, names, lang)
+    it), then each consequence (a ripple, a paradox, a junction, an income's lines, and
+    ``also``: its terrain surcharge) as an item under it."""
+    text = events_text(events, names, lang) + (f"\n{also}" if also else "")
     first, *rest = [line.strip() for line in text.split("\n") if line.strip()] or ["…"]
     mark = f"{MARK} " if computer else ""
     return "\n".join([f"- {mark}{first}", *(f"  - {line}" for line in rest)])
@@ -135,7 +135,8 @@ class TableMixin(ScheduleMixin):
         lines = []
         for m in moves:
             said = events_of(m.events, lang)
-            lines.append(move_words(said, names, lang,
+            paid = surcharge.logged(said, m.seat, state.options.players, lang)
+            lines.append(move_words(said, names, lang, also=paid,
                                     computer=m.user_id is not None and is_computer(m.user_id)))
             if json.loads(m.action).get("kind") in BOARD_KINDS:
                 events = said
