@@ -29,6 +29,7 @@ def render_image(image: Image) -> tuple[bytes, str, str]:
     the renderer's alt texts keep whole sentences, most important first, within the bound;
     the service's shorter ones are fitted after a whole word):
 
+    - ``table``: the picture of a turn's table message (``table.png``), for the chat preview;
     - ``move``: the move's age large, the other two small (``move.png``), after every move;
     - ``boards``: every age large (``boards.png``) or, with ``age``, that one (``might.png`` …);
     - ``hand``: a player's hand (``hand.png``); ``compare``: before and after a move;
@@ -54,6 +55,9 @@ def render_image(image: Image) -> tuple[bytes, str, str]:
                                      lang=lang)
         return png, "before-after.png", fit(i18n.text("image.compare_alt", lang,
                                                     alt=image.alt), ALT_TEXT_LIMIT)
+    if image.kind == "table":  # made for the chat preview; its alt text fits by design
+        return (render.table_png(view, names, events, lang=lang), "table.png",
+                render.table_alt_text(view, names, events, lang=lang))
     alt = render.alt_text(view, names, events, lang=lang)
     if image.age is not None:
         return (render.age_png(view, image.age, names, highlights, lang=lang),

@@ -109,6 +109,24 @@ def paid(before: GameState, seat: int, action: Action, events: Sequence[Event]) 
     return Paid(surcharge, extra, action.surcharge is not None, others)
 
 
+def logged(events: Sequence[Event], seat: int, players: int, lang: str | None) -> str:
+    """The sentence of ``paid_sentence`` for a move read back from the log, from its event
+    alone (the footprint's squares, the building's family, the cards it took: those beyond
+    the building's own count paid the surcharge), for a reader without the state before the
+    move such as the turn's table message; empty when it paid none."""
+    event = next((e for e in events if e.kind in ("built", "upgraded") and e.seat == seat), None)
+    if event is None:
+        return ""
+    surcharge = of_cells(event.squares, players)
+    if not surcharge.total:
+        return ""
+    built = BuildingType(event.params["type" if event.kind == "built" else "to"])
+    cards = Counter(Family(c) for c in event.params.get("cards", []))
+    cards[engine.BUILDINGS[built].family] -= cards.total() - surcharge.total
+    extra = tuple(sorted(cards.elements(), key=list(Family).index))
+    return paid_sentence(Paid(surcharge, extra, True, ()), lang)
+
+
 def refused(state: GameState, action: Action) -> Surcharge:
     """The surcharge of the footprint a refused construct (or an upgrade placed with ``at``)
     would have covered: the reason of a refusal for cards, said beside it."""

@@ -32,6 +32,7 @@ from . import interactions, signals
 from .buttons import ALL_BUTTONS
 from .messages import NO_PINGS
 from .slash import CatalogueTranslator, register_commands
+from .table import TableButton
 from .transport import DiscordTransport
 
 log = logging.getLogger("khronos.discord")
@@ -99,7 +100,7 @@ class KhronosBot(commands.AutoShardedBot):
             # first decision and stopped by close(); 0 keeps the loop's default threads
             self.ai_pool = ThinkPool(self.settings.ai_workers)
             self.service.ai_executor = self.ai_pool
-        self.add_dynamic_items(*ALL_BUTTONS)
+        self.add_dynamic_items(*ALL_BUTTONS, TableButton)
         await self.tree.set_translator(CatalogueTranslator())
         register_commands(self)
         self.tree.error(interactions.on_tree_error)
@@ -204,7 +205,8 @@ class KhronosBot(commands.AutoShardedBot):
         try:
             while time.monotonic() < deadline:
                 left = deadline - time.monotonic()
-                if not await asyncio.wait_for(self.deliverer.drain(), left):
+                # held table edits (their spacing) go out too
+                if not await asyncio.wait_for(self.deliverer.drain(settle=True), left):
                     break
         except TimeoutError:
             log.warning("stopping: deliveries left for the next start")

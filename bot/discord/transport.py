@@ -13,7 +13,8 @@ from ..service import when
 from ..service.outbox import Delivery, RetryLater, Undeliverable
 from .buttons import HandButton, decision_view
 from .host import Host
-from .messages import NO_PINGS, chunks, only, send, to_file
+from .messages import NO_PINGS, chunks, edit, only, send, to_file
+from .table import TableMessages
 
 
 async def channel_of(bot: Host, channel_id: int) -> discord.abc.Messageable:
@@ -34,15 +35,21 @@ class DiscordTransport:
       a reminder or warning posts its ``fallback`` sentence, mentioning only him;
     - a server error, a rate limit or a network failure: ``RetryLater`` (the deliverer backs
       off); anything else refused: ``Undeliverable``.
+    A ``table`` row is the turn's table message, posted or edited (``table.TableMessages``);
+    a ``hand`` DM during its player's turn edits that turn's hand DM, which his "your turn"
+    DM opened.
     Every message carries explicit allowed mentions and the row's nonce (``enforce_nonce``)."""
 
     def __init__(self, bot: Host) -> None:
         self.bot = bot
+        self.tables = TableMessages(bot)
 
     async def send(self, item: Delivery) -> str:
         try:
             if item.kind == "post":
                 return await self._post(item)
+            if item.kind == "table":
+                return await self.tables.deliver(item, await self._channel(item.channel_id))
             if item.kind == "ping":
                 assert item.user_id is not None
                 channel = await self._channel(item.channel_id)
@@ -99,7 +106,7 @@ class DiscordTransport:
     async def _direct(self, item: Delivery) -> str:
         assert item.user_id is not None
         user = self.bot.get_user(item.user_id) or await self.bot.fetch_user(item.user_id)
-        kwargs: dict[str, Any] = {"allowed_mentions": NO_PINGS, "nonce": item.nonce}
+        kwargs: dict[str, Any] = {"allowed_mentions": NO_PINGS}
         if item.image is not None:
             kwargs["file"] = await to_file(item.image, self.bot.renderer)
         if item.decision is not None:
@@ -109,12 +116,45 @@ class DiscordTransport:
             text = text + "\n" + i18n.text("app.game_in", item.lang,
                                             channel=f"<#{item.channel_id}>")
         try:
-            await send(user, text, **kwargs)
+            if item.turn is not None and item.direct_kind == "hand":  # his turn's hand DM
+                edited = await self._edit_hand(item, user, text, kwargs)
+                if edited:
+                    return "edited"
+            message = await send(user, text, nonce=item.nonce, **kwargs)
+            if item.turn is not None:  # "your turn" opens the turn's hand DM, edited later
+                await self._keep_hand(item, message)
             return "sent"
         except discord.Forbidden as exc:
             if exc.code not in (50007, 50278):  # cannot send messages to this user
                 raise
         return await self._dm_closed(item)
+
+    @staticmethod
+    def _hand_key(item: Delivery) -> str:
+        return f"hand:{item.turn}:{item.user_id}"
+
+    async def _edit_hand(self, item: Delivery, user: discord.User, text: str,
+                         kwargs: dict[str, Any]) -> bool:
+        """Edit the player's hand DM of this turn, if it was sent; False if there is none
+        (or it was deleted): a new DM then."""
+        async with self.bot.service.storage.read() as q:
+            living = await q.living_message(item.game_id, self._hand_key(item))
+        if living is None or living.message_id is None:
+            return False
+        dm = await user.create_dm()
+        files = [kwargs["file"]] if "file" in kwargs else []
+        try:
+            await edit(dm.get_partial_message(living.message_id), text, attachments=files,
+                       allowed_mentions=NO_PINGS)
+        except discord.NotFound:
+            return False
+        return True
+
+    async def _keep_hand(self, item: Delivery, message: discord.Message) -> None:
+        async with self.bot.service.storage.write() as tx:
+            await tx.keep_living_message(
+                item.game_id, self._hand_key(item), channel_id=message.channel.id,
+                message_id=message.id, layout=False, now=self.bot.service.clock())
 
     async def _dm_closed(self, item: Delivery) -> str:
         assert item.user_id is not None

@@ -14,13 +14,14 @@ into names, and the service's (``core.py``).
 The parts: ``model`` (statuses, kinds, a game's settings, limits), ``errors`` (refusals),
 ``results`` (``GameInfo``, ``Outcome`` and what it carries), ``core`` (loading a game and a
 seat, permissions, the turn's notices), ``schedule`` (the timers of whoever must act),
-``texts`` (sentences), ``moves`` (moves, undo, the one replay), ``lobby``, ``reading`` (status,
-hand, history, /mygames), ``timers`` (firing reminders and deadlines), ``admin`` (rebuild,
-settings, pause, replacement, removal), ``absence`` (mute, away, back), ``computers``,
-``outbox`` (the rows and their deliverer), ``dispatcher`` (the task that fires timers);
-the community: ``fairplay`` (the seal, the deals, the ratings, written by the transactions
-that start, deal and end a game), ``ratings`` and ``record`` (pure), ``community`` (/stats,
-/leaderboard, /game export, /game verify); ``hints`` (/hint, the coach).
+``texts`` (sentences), ``table`` (the turns' table messages), ``moves`` (moves, the one
+replay), ``undo``, ``lobby``, ``reading`` (status, hand, history, /mygames), ``timers``
+(firing reminders and deadlines), ``admin`` (rebuild, settings, pause, replacement, removal),
+``absence`` (mute, away, back), ``computers``, ``outbox`` (the rows and their deliverer),
+``dispatcher`` (the task that fires timers); the community: ``fairplay`` (the seal, the
+deals, the ratings, written by the transactions that start, deal and end a game),
+``ratings`` and ``record`` (pure), ``community`` (/stats, /leaderboard, /game export,
+/game verify); ``hints`` (/hint, the coach).
 """
 
 from __future__ import annotations
@@ -73,6 +74,7 @@ from .results import (
     Post,
     Reply,
     SeatInfo,
+    Table,
 )
 from .states import effective_moves, replay
 from .texts import (
@@ -85,9 +87,11 @@ from .texts import (
     status_text,
     when,
 )
+from .undo import UndoMixin
 
 
-class GameService(ComputersMixin, AdminMixin, AbsenceMixin, CommunityMixin, HintsMixin):
+class GameService(ComputersMixin, AdminMixin, AbsenceMixin, CommunityMixin, UndoMixin,
+                  HintsMixin):
     """Plain async methods; each returns an ``Outcome`` or raises an ``EngineError``.
 
     ``clock`` gives Unix seconds (for the log and timers); ``seeds`` gives a new game's seed.
@@ -132,6 +136,7 @@ __all__ = [
     "Reply",
     "SeatInfo",
     "ServiceError",
+    "Table",
     "TimerKind",
     "UndoRefused",
     "cards_text",

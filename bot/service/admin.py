@@ -113,7 +113,8 @@ class AdminMixin(RepairMixin):
             lang = info.settings.language
             await tx.add_note(game.id, await tx.last_seq(game.id),
                               say("pause.note", lang, who=who), now, user_id)
-        return Outcome(game=info, public=[Post(say("pause.post", lang, who=who))])
+            tables = await self._turn_tables(tx, info, self._state(game))  # "paused since"
+        return Outcome(game=info, public=[Post(say("pause.post", lang, who=who))], tables=tables)
 
     @outboxed
     async def resume(self, channel_id: int, user_id: int, *, is_admin: bool = False) -> Outcome:
@@ -139,7 +140,8 @@ class AdminMixin(RepairMixin):
             if me is not None and me.removed:
                 return await self._play(tx, game, info, state, now, intro=text)
             await self._schedule(tx, info, state, now, fresh=True, shift=now - paused_at)
-        out = Outcome(game=info, public=[Post(text)])
+            tables = await self._turn_tables(tx, info, state)  # its deadline moved on
+        out = Outcome(game=info, public=[Post(text)], tables=tables)
         self._turn_notice(out, info, None, state)
         return out
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import engine
 from ai import think
@@ -238,7 +238,7 @@ class ComputersMixin(LobbyMixin, TimersMixin):
                                    first=(plan.seat, plan.user_id, action))
         if out.public:
             first = out.public[0]
-            out.public[0] = Post(f"{MARK} {first.text}", first.image)
+            out.public[0] = replace(first, text=f"{MARK} {first.text}")
         return out
 
 

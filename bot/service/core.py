@@ -9,6 +9,7 @@ import secrets
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
+from dataclasses import replace
 from typing import TypeVar
 
 from pydantic import ValidationError
@@ -28,7 +29,7 @@ from .errors import (
     PermissionDenied,
     damaged,
 )
-from .model import GameSettings, GameStatus, is_computer, stored_language
+from .model import GameSettings, GameStatus, is_computer, stored_language, turn_key
 from .results import DecisionInfo, Direct, GameInfo, Image, ImageKind, Outcome, Ping, SeatInfo
 from .texts import (
     cards_text,
@@ -296,9 +297,14 @@ class ServiceCore:
         return game
 
     def _turn_notice(
-        self, out: Outcome, info: GameInfo, old: GameState | None, new: GameState
+        self, out: Outcome, info: GameInfo, old: GameState | None, new: GameState, *,
+        table: bool = False,
     ) -> None:
-        """Ping whoever must act now if that changed; send a pending decision to its chooser."""
+        """Ping whoever must act now if that changed; send a pending decision to its chooser.
+        With ``table`` (the outcome carries the turns' table messages): the player whose turn
+        it is is mentioned by the table message, so his ping is ``in_table``, and his "your
+        turn" DM (with his hand) opens the turn's hand DM; a chooser of another seat (R37) is
+        pinged by a message of its own, as always."""
         names = info.names
         lang = info.settings.language
         if new.pending is not None:
@@ -324,12 +330,12 @@ class ServiceCore:
             text = say("turn.ping_choice", lang)
         else:
             text = say("turn.ping", lang, round=new.round)
-        out.pings.append(Ping(user, text))
-        if new.pending is None:
-            out.direct.append(
-                Direct(user, "your_turn",
-                       say("turn.your_turn_dm", lang) + hand_text(new, now_seat, lang))
-            )
+        out.pings.append(Ping(user, text, in_table=table and now_seat == new.turn))
+        if new.pending is None and not any(  # his turn's hand DM already says it
+                d.user_id == user and d.turn == turn_key(new) for d in out.direct):
+            hand = self._hand_dm(new, now_seat, info)
+            out.direct.append(replace(hand, kind="your_turn") if table else Direct(
+                user, "your_turn", say("turn.your_turn_dm", lang) + hand_text(new, now_seat, lang)))
 
     def _decision(self, info: GameInfo, state: GameState) -> DecisionInfo:
         assert state.pending is not None
@@ -356,13 +362,16 @@ class ServiceCore:
 
     @staticmethod
     def _hand_dm(state: GameState, seat: int, info: GameInfo) -> Direct:
+        """The seat's hand by DM (text and picture). During his own turn it is the turn's
+        hand DM (``turn``): it says that it is his turn and is edited in place."""
         user = info.user_of(seat)
         assert user is not None
         lang = info.settings.language
         image = Image("hand", state, info.plain_names, (),
                       say("image.hand_alt", lang, cards=cards_text(state.players[seat].hand, lang)),
                       seat=seat, lang=lang)
-        return Direct(user, "hand", hand_text(state, seat, lang), image)
-
-
-
+        text = hand_text(state, seat, lang)
+        if state.turn == seat and not state.over:
+            return Direct(user, "hand", say("turn.your_turn_dm", lang) + text, image,
+                          turn=turn_key(state))
+        return Direct(user, "hand", text, image)

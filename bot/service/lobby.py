@@ -230,12 +230,15 @@ class LobbyMixin(MovesMixin):
                       name=names[state.turn])
                 + "\n" + say("community.sealed", settings.language, commitment=sealed))
         image = self._boards(state, info.plain_names, (), "move", lang=info.settings.language)
-        out = Outcome(game=info, public=[Post(text, image)])
+        # the words in the channel; the picture is the first turn's table message's (the
+        # terminal shows it from here)
+        out = Outcome(game=info, public=[Post(text), Post("", image, in_table=True)])
         for s in new_seats:
-            if is_computer(s.user_id):
+            if is_computer(s.user_id) or s.seat == state.turn:  # his "your turn" has his hand
                 continue
             out.direct.append(self._hand_dm(state, s.seat, info))
-        self._turn_notice(out, info, None, state)
+        self._turn_notice(out, info, None, state, table=True)
+        out.tables = await self._turn_tables(tx, info, state)
         return out
 
     @outboxed

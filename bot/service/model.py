@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from engine import (
     Event,
+    GameState,
 )
 
 from ..storage.api import GameRow
@@ -69,6 +70,12 @@ def stored_language(game: GameRow) -> str:
         return GameSettings.model_validate_json(game.settings).language
     except (ValidationError, ValueError):
         return "en"
+
+
+def turn_key(state: GameState) -> str:
+    """The key of the turn ``state`` is in, ``"<round>:<seat>"``: a seat plays once a round
+    (its table message, its hand DM and its deadline are the turn's)."""
+    return f"{state.round}:{state.turn}"
 
 
 def events_of(text: str, lang: str | None = None) -> list[Event]:

@@ -1,5 +1,5 @@
-"""Moves: act, choose, preview, the automatic moves of timed-out and removed seats, undo; and the
-one replay of a move log from the seed."""
+"""Moves: act, choose, preview, the automatic moves of timed-out and removed seats; and the
+one replay of a move log from the seed. Undo is in ``undo.py``."""
 
 from __future__ import annotations
 
@@ -17,23 +17,21 @@ from engine import (
     EndTurn,
     EngineError,
     Event,
-    GameOver,
     GameState,
     MalformedAction,
-    NotYourTurn,
     StaleState,
 )
 
 from .. import i18n, surcharge
 from ..storage.api import GameRow, MoveRow, PendingMoveRow, Queries, Tx
 from .core import shape_problems
-from .errors import NoGameHere, PermissionDenied, UndoRefused, damaged
+from .errors import NoGameHere, PermissionDenied, damaged
 from .fairplay import finish_game, note_deal
-from .model import DRAW_KINDS, GameStatus, MoveKind, events_of, is_computer
+from .model import DRAW_KINDS, GameStatus, MoveKind, is_computer, turn_key
 from .outbox import outboxed
 from .results import GameInfo, Image, Outcome, Post, Reply
-from .schedule import ScheduleMixin
 from .states import BrokenEntry, effective_moves
+from .table import TableMixin
 from .texts import (
     _rename,
     events_text,
@@ -110,7 +108,12 @@ def _choose(option: int) -> Choose:
 
 
 
-class MovesMixin(ScheduleMixin):
+
+def _logged(state: GameState, action: Action) -> str:
+    """``action`` as the move log keeps it: under its one name (R1, ``canonical_action``)."""
+    return json.dumps(engine.dump_action(engine.canonical_action(state, action)))
+
+class MovesMixin(TableMixin):
     """Moves, choices, previews and undo."""
 
     # --- moves -----------------------------------------------------------------------------
@@ -243,9 +246,10 @@ class MovesMixin(ScheduleMixin):
             fields["status"] = GameStatus.OVER
         await tx.append_move(
             game_id=game_id, seq=seq, version=version + 1, seat=seat, user_id=user_id,
-            kind=MoveKind.ACTION, step=new.step, now=now,
-            action=json.dumps(engine.dump_action(engine.canonical_action(state, action))),
-            events=json.dumps([e.model_dump(mode="json") for e in events]))
+            kind=MoveKind.ACTION, action=_logged(state, action),
+            events=json.dumps([e.model_dump(mode="json") for e in events]),
+            step=new.step, now=now,
+        )
         await note_deal(tx, game_id, seq, state, new)
         version = await tx.update_game(game_id, version, now=now, **fields)
         return new, events, version
@@ -273,11 +277,16 @@ class MovesMixin(ScheduleMixin):
         new = state
         events: list[Event] = []
         texts: list[str] = [intro] if intro else []
+        # per action, its turn and the state after it; the words a turn's table adds
+        steps: list[tuple[str, GameState]] = []
+        notes: dict[str, list[str]] = {turn_key(state): [intro]} if intro else {}
         actor, note = -1, ""  # note: for the player, the cards a surcharge took (R18)
         if first is not None:
             actor, user_id, action = first
+            key = turn_key(new)
             new, evs, version = await self._record(tx, game.id, version, new, actor, user_id,
                                                    action, names, now)
+            steps.append((key, new))
             events += evs
             texts.append(events_text(evs, names, lang))
             note = _surcharge_words(texts, state, actor, user_id, action, evs, lang)
@@ -293,46 +302,62 @@ class MovesMixin(ScheduleMixin):
                 break
             if seat in removed and seat not in told:
                 told.add(seat)
-                texts.append(say("moves.left_default", lang, name=names.get(seat, "?")))
+                left = say("moves.left_default", lang, name=names.get(seat, "?"))
+                texts.append(left)
+                notes.setdefault(turn_key(new), []).append(left)
             auto: Action
             if new.pending is not None:
                 auto = Choose(option=engine.default_choice(new))
             else:
                 auto = EndTurn()
+            key = turn_key(new)
             new, evs, version = await self._record(tx, game.id, version, new, seat, None, auto,
                                                    names, now)
+            steps.append((key, new))
             events += evs
             texts.append(events_text(evs, names, lang))
         info = replace(info, version=version, status=GameStatus.OVER if new.over else info.status)
         await self._schedule(tx, info, new, now)
         out = self._after_move(info, state, new, events, actor, "\n".join(t for t in texts if t))
         out.reply = Reply(note) if note else out.reply
-        if new.over:  # the end-of-game picture: where every player's Ecus came from
-            try:
-                live: list[MoveRow] | None = effective_moves(await tx.moves(game.id))
-            except BrokenEntry:  # the picture is replayed from the log: without it, none
-                live = None
-            if live is not None:
-                out.public.append(Post(
-                    say("moves.summary", lang),
-                    Image("summary", new, info.plain_names, (), say("moves.summary_alt", lang),
-                          seed=game.seed,
-                          moves=[(m.seat, m.action) for m in live], lang=lang)))
-            # rated and its seed revealed in the transaction that ends it (docs/community.md)
-            out.public.append(Post(await finish_game(tx, game, info, new, now)))
+        out.tables = await self._turn_tables(tx, info, new, steps, notes)
+        if new.over:
+            out.public += await self._game_over(tx, game, info, new, now)
         return out
+
+    async def _game_over(
+        self, tx: Tx, game: GameRow, info: GameInfo, final: GameState, now: float,
+    ) -> list[Post]:
+        """The end-of-game posts: the picture of where every player's Ecus came from
+        (replayed from the log: none if the log is broken), then the result, rated and its
+        seed revealed in the transaction that ends the game (docs/community.md)."""
+        lang = info.settings.language
+        posts = []
+        try:
+            live: list[MoveRow] | None = effective_moves(await tx.moves(game.id))
+        except BrokenEntry:
+            live = None
+        if live is not None:
+            posts.append(Post(
+                say("moves.summary", lang),
+                Image("summary", final, info.plain_names, (), say("moves.summary_alt", lang),
+                      seed=game.seed, moves=[(m.seat, m.action) for m in live], lang=lang)))
+        posts.append(Post(await finish_game(tx, game, info, final, now)))
+        return posts
 
     def _after_move(
         self, info: GameInfo, old: GameState, new: GameState, events: list[Event], actor: int,
         text: str | None = None,
     ) -> Outcome:
+        """The move's words and picture (shown by the turn's table message; the terminal
+        prints them), the hands that changed, and the turn's notices."""
         names = info.names
         if text is None:
             text = events_text(events, names, info.settings.language)
         out = Outcome(
             game=info,
             public=[Post(text, self._boards(new, info.plain_names, events, "move",
-                                            lang=info.settings.language))],
+                                            lang=info.settings.language), in_table=True)],
             events=list(events),
         )
         gone = {s.seat for s in info.seats if s.removed or is_computer(s.user_id)}
@@ -341,71 +366,5 @@ class MovesMixin(ScheduleMixin):
                 continue
             if p_old.hand != p_new.hand or (p_new.seat == actor and p_old.ecus != p_new.ecus):
                 out.direct.append(self._hand_dm(new, p_new.seat, info))
-        self._turn_notice(out, info, old, new)
+        self._turn_notice(out, info, old, new, table=True)
         return out
-
-    # --- undo -------------------------------------------------------------------------------
-
-    @outboxed
-    async def undo(self, channel_id: int, user_id: int) -> Outcome:
-        """Take back the user's last action of his current turn. Never across a card draw
-        (exchange, Hold'em swap, end of turn) or another player's move."""
-        now = self.clock()
-        async with self.storage.write() as tx:
-            game = await self._game(tx, channel_id)
-            seats = await tx.seats(game.id)
-            info = self._info(game, seats)
-            state = self._state(game, info)  # damage first: a lost seat row is no stranger
-            seat = self._seat(info, user_id)
-            names = info.names
-            lang = info.settings.language
-            if state.over:
-                raise GameOver(tell("undo.over"))
-            self._check_running(game, state)
-            if seat != state.turn:
-                raise NotYourTurn(tell("undo.not_your_turn", name=names[state.turn]))
-            entries = await tx.moves(game.id, after_seq=game.checkpoint_seq)
-            try:
-                stack = effective_moves(entries)
-            except BrokenEntry as exc:
-                raise damaged(game.id, "log", seq=exc.seq) from exc
-            if not stack:
-                raise UndoRefused(await self._floor_reason(tx, game))
-            last = stack[-1]
-            if last.seat != seat:
-                raise UndoRefused(tell("undo.other_player", name=names.get(last.seat, "?")))
-            restored = from_checkpoint(game, stack[:-1])
-            undone_events = events_of(last.events, lang)
-            what = events_text(undone_events, names, lang) or say("undo.last_action", lang)
-            text = say("undo.takes_back", lang, name=names[seat], what=what)
-            undo_event = Event(kind="undo", text=text, seat=seat)
-            seq = await next_entry(tx, game.id, game.version)
-            await tx.append_move(
-                game_id=game.id, seq=seq, version=game.version + 1, seat=seat, user_id=user_id,
-                kind=MoveKind.UNDO, action=json.dumps({"undoes": last.seq}),
-                events=json.dumps([undo_event.model_dump(mode="json")]),
-                step=restored.step, now=now,
-            )
-            version = await tx.update_game(
-                game.id, game.version, now=now, state=restored.model_dump_json()
-            )
-            info = replace(info, version=version)
-            await self._schedule(tx, info, restored, now)
-        image = self._boards(restored, info.plain_names, (), "move",
-                             lang=info.settings.language)
-        out = Outcome(game=info, public=[Post(text, image)], events=[undo_event])
-        out.direct.append(self._hand_dm(restored, seat, info))
-        self._turn_notice(out, info, state, restored)
-        return out
-
-    @staticmethod
-    async def _floor_reason(q: Queries, game: GameRow) -> str:
-        if game.checkpoint_seq == 0:
-            return tell("undo.nothing")
-        rows = await q.moves(game.id, after_seq=game.checkpoint_seq - 1)
-        kind = json.loads(rows[0].action).get("kind") if rows else None
-        if kind == "exchange":
-            return tell("undo.after_exchange")
-        if kind == "holdem":
-            return tell("undo.after_holdem")
-        return tell("undo.nothing")

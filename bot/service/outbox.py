@@ -1,13 +1,21 @@
 """The transactional outbox: what a command or a timer must tell people, stored in the same
 transaction as the move, then delivered in order per game and marked sent.
 
-``record(tx, outcome, now)`` writes an ``Outcome``'s public posts, turn pings, DMs and the
-author's reply as rows (in that order) before the command commits: a move that is stored is
-always announced, after a crash or a SIGTERM too, and a command that is refused stores nothing
-to say. ``Deliverer`` sends the rows through a ``Transport`` (the Discord adapter), one game at
-a time in row order, with backoff for transient failures; the transport applies the fallbacks
-of a permanent refusal (text instead of an image, a channel notice for closed DMs) and
-returns how the row was delivered. Rows older than ``LATE_AFTER`` when sent are marked late.
+``record(tx, outcome, now)`` writes an ``Outcome``'s public posts, the turns' table messages,
+pings, DMs and the author's reply as rows (in that order) before the command commits: a move
+that is stored is always announced, after a crash or a SIGTERM too, and a command that is
+refused stores nothing to say. ``Deliverer`` sends the rows through a ``Transport`` (the
+Discord adapter), one game at a time in row order, with backoff for transient failures; the
+transport applies the fallbacks of a permanent refusal (text instead of an image, a channel
+notice for closed DMs) and returns how the row was delivered. Rows older than ``LATE_AFTER``
+when sent are marked late.
+
+A ``table`` row is a turn's table message as it must look now: the transport posts it when
+the turn has no message yet and edits it otherwise (docs/discord.md, "The table"). Several
+table rows of one turn waiting together are one edit, of the latest (the earlier ones are
+marked ``superseded``), and a turn's message is edited at most once per ``EDIT_SPACING``
+seconds: a row that comes sooner waits (the game's later rows with it), so a burst of
+moves coalesces into one edit.
 """
 
 from __future__ import annotations
@@ -21,14 +29,14 @@ import os
 import socket
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Concatenate, Literal, ParamSpec, Protocol, TypeVar
 
 from .. import i18n
 from ..storage.api import OutboxRow, Queries, Storage, Tx
 from .core import ServiceCore
-from .results import Attachment, DecisionInfo, Direct, DirectKind, Image, Outcome
+from .results import Attachment, DecisionInfo, Direct, DirectKind, Image, Outcome, Table
 from .states import StateReader, StateRef, state_refs
 from .wake import sleep_or_wake
 
@@ -41,6 +49,7 @@ BACKOFF = (2.0, 5.0, 15.0, 60.0, 300.0)  # seconds before the 1st, 2nd … retry
 KEEP_SENT = 24 * 3600.0  # delivered rows are pruned after a day
 PRUNE_EVERY = 60.0  # seconds: the background task prunes at most this often
 DRAIN_GAMES = 4  # games a drain delivers at the same time
+EDIT_SPACING = 1.0  # seconds (real time) between two edits of one turn's table message
 # several processes on one database: a game's rows are sent by the deliverer that claims the
 # game (outbox_claims), for CLAIM_FOR seconds, renewed while it sends; a command whose game
 # another process is delivering waits up to CLAIM_WAIT for it, then leaves its rows to it
@@ -56,7 +65,9 @@ IDLE_POLL = 2.0
 # commit), then drops it (docs/storage-postgres.md, "A reply row belongs to its writer")
 PROCESS = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
-RowKind = Literal["post", "ping", "direct", "reply"]
+# post: a channel message; table: a turn's table message, posted or edited; ping: a channel
+# message mentioning one user; direct: a DM (edited in place when it is a turn's hand DM)
+RowKind = Literal["post", "table", "ping", "direct", "reply"]
 
 
 @dataclass(frozen=True)
@@ -85,6 +96,8 @@ class Delivery:
     # an image that names its state's place in the log (``states.py``): the deliverer reads
     # the state back and sets ``image`` before sending
     image_at: dict[str, Any] | None = None
+    table: Table | None = None  # a table row: the turn's message as it must look now
+    turn: str | None = None  # a direct row: the turn whose hand DM it is (edited in place)
 
     @property
     def nonce(self) -> str:
@@ -95,7 +108,7 @@ class Delivery:
     def as_direct(self) -> Direct:
         assert self.direct_kind is not None and self.user_id is not None
         return Direct(self.user_id, self.direct_kind, self.text, self.image, self.decision,
-                      self.fallback)
+                      self.fallback, self.turn)
 
 
 class RetryLater(Exception):
@@ -108,8 +121,9 @@ class Undeliverable(Exception):
 
 class Transport(Protocol):
     async def send(self, item: Delivery) -> str:
-        """Deliver one row; returns how (``sent``, ``text-only``, ``dm-closed`` …).
-        Raises RetryLater or Undeliverable."""
+        """Deliver one row; returns how (``sent``, ``text-only``, ``dm-closed`` …; a table
+        row that edited its turn's message: ``edited`` …). Raises RetryLater or
+        Undeliverable."""
         ...
 
 
@@ -164,15 +178,50 @@ def _image_json(image: Image | None, refs: dict[int, Any]) -> dict[str, Any] | N
     return image.to_json(refs)
 
 
+def _table_json(table: Table, refs: dict[int, Any]) -> dict[str, Any]:
+    return {"turn": table.turn, "seat": table.seat, "mention": table.user_id,
+            "header": table.header, "lines": list(table.lines), "pending": table.pending,
+            "closed": table.closed, "image": _image_json(table.image, refs)}
+
+
+def _table_from(data: dict[str, Any]) -> Table:
+    """A table row's message, without its picture: the row's ``Delivery.image`` is it (read
+    back like any image's state by ``with_image``)."""
+    return Table(turn=str(data["turn"]), seat=int(data["seat"]), user_id=data.get("mention"),
+                 header=str(data["header"]), lines=tuple(data["lines"]),
+                 pending=str(data["pending"]), image=None,
+                 closed=bool(data.get("closed", False)))
+
+
+def _turn_of(row: OutboxRow) -> str | None:
+    """The turn of a table row (None if its body cannot be read: it is sent, and dropped, on
+    its own)."""
+    try:
+        return str(json.loads(row.body)["table"]["turn"])
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def superseded(row: OutboxRow, rows: list[OutboxRow]) -> bool:
+    """Whether a later table row of the same turn waits too: only the latest is sent."""
+    if row.kind != "table":
+        return False
+    turn = _turn_of(row)
+    return turn is not None and any(
+        r.kind == "table" and r.id > row.id and _turn_of(r) == turn for r in rows)
+
+
 def _images(outcome: Outcome) -> list[Image]:
-    posts = [p.image for p in outcome.public] + [d.image for d in outcome.direct]
+    posts = [p.image for p in outcome.public if not p.in_table] + [
+        t.image for t in outcome.tables] + [d.image for d in outcome.direct]
     reply = [outcome.reply.image] if outcome.reply is not None else []
     return [i for i in posts + reply if i is not None]
 
 
 async def record(tx: Tx, outcome: Outcome, now: float) -> None:
-    """Write ``outcome``'s messages as outbox rows in the caller's transaction (posts, pings,
-    DMs, then the reply) and note their ids in ``outcome.outbox`` / ``outcome.reply_row``."""
+    """Write ``outcome``'s messages as outbox rows in the caller's transaction (posts, tables,
+    pings, DMs, then the reply) and note their ids in ``outcome.outbox`` /
+    ``outcome.reply_row``."""
     game = outcome.game
     if game is None:
         return
@@ -186,10 +235,15 @@ async def record(tx: Tx, outcome: Outcome, now: float) -> None:
 
     rows: list[tuple[RowKind, int | None, dict[str, Any]]] = []
     for post in outcome.public:
+        if post.in_table:  # the table message shows it
+            continue
         rows.append(("post", None, {"text": post.text, "image": _image_json(post.image, dumped),
                                     **({"tag": post.tag} if post.tag else {})}))
+    for table in outcome.tables:
+        rows.append(("table", table.user_id, {"text": table.header,
+                                               "table": _table_json(table, dumped)}))
     for ping in outcome.pings:
-        if ping.user_id < 0:  # a computer seat (docs/ai.md): nobody to ping
+        if ping.user_id < 0 or ping.in_table:  # a computer seat (docs/ai.md); the table's
             continue
         rows.append(("ping", ping.user_id, {"text": ping.text, "name": name_of(ping.user_id)}))
     for d in outcome.direct:
@@ -198,7 +252,7 @@ async def record(tx: Tx, outcome: Outcome, now: float) -> None:
         rows.append(("direct", d.user_id, {
             "text": d.text, "image": _image_json(d.image, dumped),
             "decision": _decision_json(d.decision), "fallback": d.fallback,
-            "direct_kind": d.kind, "name": name_of(d.user_id)}))
+            "direct_kind": d.kind, "name": name_of(d.user_id), "turn": d.turn}))
     for kind, user_id, body in rows:
         outcome.outbox.append(await tx.add_outbox(
             game_id=game.game_id, kind=kind, user_id=user_id,
@@ -242,10 +296,11 @@ async def undelivered(q: Queries, game_id: int, *, kind: RowKind, user_id: int |
 def delivery(row: OutboxRow, now: float) -> Delivery:
     """The row's message, rebuilt from its JSON (images validated again)."""
     body = json.loads(row.body)
-    image = body.get("image")
+    table = body["table"] if row.kind == "table" else None
+    image = table["image"] if table is not None else body.get("image")
     return Delivery(
         row_id=row.id, game_id=row.game_id, channel_id=int(body["channel_id"]),
-        kind=row.kind,  # type: ignore[arg-type]  # the CHECK-free column holds our four kinds
+        kind=row.kind,  # type: ignore[arg-type]  # the CHECK-free column holds our kinds
         user_id=row.user_id, text=body["text"],
         image=Image.from_json(image) if image and "at" not in image else None,
         image_at=image if image and "at" in image else None,
@@ -254,6 +309,8 @@ def delivery(row: OutboxRow, now: float) -> Delivery:
         name=body.get("name", ""), created_at=row.created_at,
         late=now - row.created_at > LATE_AFTER, lang=str(body.get("lang", "en")),
         writer=str(body.get("writer", "")), file=_file_from(body.get("file")),
+        table=_table_from(table) if table is not None else None,
+        turn=body.get("turn"),
     )
 
 
@@ -290,6 +347,61 @@ def reply_delivery(outcome: Outcome) -> Delivery:
 # --- delivering ------------------------------------------------------------------------------
 
 
+class EditSpacing:
+    """A turn's table message is edited at most once per ``EDIT_SPACING`` seconds (Discord's
+    rate limits on edits): a row that comes sooner waits, holding its game's later rows, and
+    the rows its game commits meanwhile are coalesced with it. Real time
+    (``time.monotonic()``), whatever the service's clock says."""
+
+    def __init__(self) -> None:
+        self._sent: dict[tuple[int, str], float] = {}  # (game, turn) -> last edited
+        self._held: dict[int, float] = {}  # game -> until when its rows wait
+
+    def holds(self, row: OutboxRow, wake: asyncio.Event) -> bool:
+        """Whether ``row`` must wait (its message was edited less than ``EDIT_SPACING``
+        ago): its game is held, and ``wake`` set the first time, so that the background
+        task sends it when the wait is over."""
+        turn = _turn_of(row) if row.kind == "table" else None
+        last = self._sent.get((row.game_id, turn)) if turn is not None else None
+        wait = 0.0 if last is None else last + EDIT_SPACING - time.monotonic()
+        if wait <= 0:
+            self._held.pop(row.game_id, None)
+            return False
+        if row.game_id not in self._held:
+            wake.set()
+        self._held[row.game_id] = time.monotonic() + wait
+        return True
+
+    def sent(self, row: OutboxRow, result: str) -> None:
+        """Note that ``row`` went out; only an edit (the transport's result ``edited …``)
+        counts: posting the turn's message is not editing it."""
+        turn = _turn_of(row) if row.kind == "table" else None
+        if turn is None or not result.startswith("edited"):
+            return
+        now = time.monotonic()
+        if len(self._sent) > 1000:  # only recent edits matter
+            self._sent = {k: t for k, t in self._sent.items() if t > now - EDIT_SPACING}
+        self._sent[(row.game_id, turn)] = now
+
+    def held_for(self) -> list[float]:
+        """Seconds each held game still waits."""
+        now = time.monotonic()
+        return [until - now for until in self._held.values() if until > now]
+
+
+def reply_may_come(item: Delivery, now: float, *, process: str, started_at: float) -> bool:
+    """Whether a reply row's interaction may still answer it: no process can once its token
+    is dead; another process's row is its writer's until then (alive or not: this process
+    cannot tell, and cannot answer it either); a row of this process, only if it was written
+    in this run (``started_at``; rows without a writer, from before, count as this
+    process's)."""
+    if now - item.created_at >= REPLY_WINDOW:
+        return False
+    if item.writer and item.writer != process:
+        return True
+    return item.created_at >= started_at
+
+
 class Deliverer:
     """Sends outbox rows through ``transport``, one game at a time, in row order.
 
@@ -324,6 +436,7 @@ class Deliverer:
         self._claimed_until: dict[int, float] = {}
         self._pruned_at = float("-inf")  # delivered rows are pruned at most every PRUNE_EVERY
         self._states = StateReader()  # the states the rows' images show, read back
+        self.spacing = EditSpacing()  # table edits a second apart, coalesced
 
     def expect_reply(self, row_id: int, sender: ReplySender) -> None:
         self._replies[row_id] = sender
@@ -439,6 +552,12 @@ class Deliverer:
             for row in rows:
                 if not await self._still_claimed(game_id):
                     return count
+                if superseded(row, rows):  # a later row of its turn says more
+                    await self._mark(row.id, "superseded")
+                    progressed = True
+                    continue
+                if self.spacing.holds(row, self._wake):
+                    return count
                 outcome = await self._one(row)
                 if outcome == "blocked":
                     return count
@@ -461,7 +580,7 @@ class Deliverer:
         if item.kind == "reply":
             sender = self._replies.pop(row.id, None)
             if sender is None:
-                if self._may_be_answered(item, now):
+                if reply_may_come(item, now, process=self.process, started_at=self.started_at):
                     return "skipped"  # its interaction is still being handled, here or there
                 await self._mark(row.id, "expired")
                 return "done"
@@ -496,6 +615,7 @@ class Deliverer:
                 await tx.retry_later(row.id, now + BACKOFF[-1], "error")
             self._wake.set()
             return "blocked"
+        self.spacing.sent(row, result)
         await self._mark(row.id, f"late {result}" if item.late else result)
         self.delivered += 1
         return "done"
@@ -503,17 +623,6 @@ class Deliverer:
     async def message(self, row: OutboxRow) -> Delivery:
         """The row's message as it would be sent now, its image read back (for checks)."""
         return await with_image(self.storage, self._states, delivery(row, self.clock()))
-
-    def _may_be_answered(self, item: Delivery, now: float) -> bool:
-        """Whether the reply row's interaction may still answer it: no process can once its
-        token is dead; another process's row is its writer's until then (alive or not: this
-        process cannot tell, and cannot answer it either); a row of this process, only if it
-        was written in this run (rows without a writer, from before, count as this process's)."""
-        if now - item.created_at >= REPLY_WINDOW:
-            return False
-        if item.writer and item.writer != self.process:
-            return True
-        return item.created_at >= self.started_at
 
     async def _mark(self, row_id: int, result: str) -> None:
         async with self.storage.write() as tx:
@@ -524,19 +633,22 @@ class Deliverer:
             rows = await q.unsent(limit=10_000)
         return list(dict.fromkeys(r.game_id for r in rows))
 
-    async def drain(self) -> int:
+    async def drain(self, *, settle: bool = False) -> int:
         """Deliver every game's due rows, ``DRAIN_GAMES`` games at a time (each game's rows
-        in order, by one flush); returns the count. After a restart the backlog of many
-        games goes out side by side, not one game after another (images render in threads,
-        and Discord's limits are per channel)."""
-        games = iter(await self.pending_games())
+        in order, by one flush): after a restart many games' backlogs go out side by side.
+        Returns the count. With ``settle`` (stopping), also wait for the table edits held by
+        ``EDIT_SPACING`` and send them (the caller bounds the time)."""
         counts: list[int] = []
 
-        async def worker() -> None:
-            for game_id in games:  # one shared iterator: each game to one worker
+        async def worker(games: Iterator[int]) -> None:  # one shared iterator of games
+            for game_id in games:
                 counts.append(await self.flush(game_id, wait=0))  # claimed elsewhere: left
-
-        await asyncio.gather(*(worker() for _ in range(DRAIN_GAMES)))
+        while True:
+            games = iter(await self.pending_games())
+            await asyncio.gather(*(worker(games) for _ in range(DRAIN_GAMES)))
+            if not settle or not self.spacing.held_for():
+                break
+            await asyncio.sleep(min(self.spacing.held_for(), default=0.0))
         count = sum(counts)
         now = self.clock()
         if now - self._pruned_at >= PRUNE_EVERY:
@@ -547,11 +659,12 @@ class Deliverer:
 
     async def next_due(self) -> float | None:
         """When the background task should look again (a reply row waits for its
-        interaction up to ``REPLY_WINDOW``)."""
+        interaction up to ``REPLY_WINDOW``; a held table edit, until its spacing is over)."""
         async with self.storage.read() as q:
             rows = await q.unsent(limit=10_000)
-        return min((max(r.next_at, r.created_at + REPLY_WINDOW) if r.kind == "reply"
-                    else r.next_at for r in rows), default=None)
+        due = [max(r.next_at, r.created_at + REPLY_WINDOW) if r.kind == "reply" else r.next_at
+               for r in rows] + [self.clock() + wait for wait in self.spacing.held_for()]
+        return min(due, default=None)
 
     # --- the background task: what is left after a restart, and retries -----------------
 
@@ -577,8 +690,9 @@ class Deliverer:
             try:
                 await self.drain()
                 nxt = await self.next_due()
-                if nxt is not None:
-                    delay = min(max(nxt - self.clock(), 0.5), IDLE_POLL)
+                if nxt is not None:  # a held table edit is due within a second: on time
+                    floor = 0.05 if self.spacing.held_for() else 0.5
+                    delay = min(max(nxt - self.clock(), floor), IDLE_POLL)
                 if failing:
                     log.warning("the outbox deliverer works again")
                 failing = 0

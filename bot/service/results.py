@@ -82,12 +82,14 @@ class GameInfo:
         return next((s.seat for s in self.seats if s.user_id == user_id), None)
 
 
-ImageKind = Literal["boards", "move", "hand", "compare", "summary"]
+ImageKind = Literal["boards", "move", "hand", "compare", "summary", "table"]
 
 
 class Image:
     """An image to render (``bot.images.render_image``): ``move`` → the moved age large and the
-    others small (``render.move_png``), the post after a move; ``boards`` → every age large
+    others small (``render.move_png``), the post after a move; ``table`` → the picture of the
+    turn's table message (``render.table_png``: made for the chat preview; ``events`` are the
+    last move's); ``boards`` → every age large
     (``render.boards_png``), or one age (``age``); ``hand`` → ``render.hand_png``; ``compare``
     → before and after a move; ``summary`` → the end-of-game picture, from the seed and the
     effective move log (``moves``: ``(seat, action JSON)`` pairs).
@@ -240,19 +242,24 @@ class DecisionInfo:
 @dataclass(frozen=True)
 class Post:
     """A public message in the game's channel; it mentions nobody. ``tag`` names a post
-    that must not pile up (``offline``: the note after an outage), kept in its outbox row."""
+    that must not pile up (``offline``: the note after an outage), kept in its outbox row.
+    ``in_table``: the turn's table message shows it (a move's words and picture): a front end
+    with table messages (Discord) does not post it, one without (the terminal) shows it."""
 
     text: str
     image: Image | None = None
     tag: str = ""
+    in_table: bool = False
 
 
 @dataclass(frozen=True)
 class Ping:
-    """A new channel message that mentions only ``user_id`` (the turn ping)."""
+    """A new channel message that mentions only ``user_id`` (the turn ping). ``in_table``:
+    the table message that opens the turn mentions him instead (no message of its own)."""
 
     user_id: int
     text: str
+    in_table: bool = False
 
 
 DirectKind = Literal["hand", "choice", "your_turn", "reminder", "deadline_warning", "notice"]
@@ -269,6 +276,27 @@ class Direct:
     image: Image | None = None
     decision: DecisionInfo | None = None
     fallback: str | None = None
+    # the turn (``Table.turn``) whose hand DM this is: a ``your_turn`` DM opens it (a new
+    # message), a ``hand`` DM during that turn edits it in place; None: a new message
+    turn: str | None = None
+
+
+@dataclass(frozen=True)
+class Table:
+    """A turn's table message in the channel: posted when the turn opens, mentioning only
+    the player to act (``user_id``; None for a computer or a removed seat: nobody), then
+    edited after every move of the turn, and kept as its record once ``closed``."""
+
+    turn: str  # the turn's key, "<round>:<seat>" (one message per turn)
+    seat: int  # whose turn (the container's colour)
+    user_id: int | None
+    header: str  # round, whose turn, the deadline
+    lines: tuple[str, ...]  # the turn's moves in words, oldest first (one entry per move)
+    pending: str  # what the game waits for (or who is next, or the winners)
+    # kind "table": the state after the turn's last move (None in a row being delivered: the
+    # row's image is the picture)
+    image: Image | None
+    closed: bool = False
 
 
 @dataclass(frozen=True)
@@ -293,7 +321,8 @@ class Reply:
 @dataclass
 class Outcome:
     """What a command did, to be delivered after the commit: ``reply`` to the author,
-    ``public`` posts, ``direct`` messages, ``pings``; ``events`` are the engine's, raw."""
+    ``public`` posts, ``tables`` (each turn's living message), ``direct`` messages,
+    ``pings``; ``events`` are the engine's, raw."""
 
     game: GameInfo | None  # None only for answers outside any game (/help)
     reply: Reply | None = None
@@ -302,6 +331,7 @@ class Outcome:
     pings: list[Ping] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
     decision: DecisionInfo | None = None
+    tables: list[Table] = field(default_factory=list)  # the turns' table messages it changes
     # outbox rows written for it in the command's own transaction (empty for reads)
     outbox: list[int] = field(default_factory=list)
     reply_row: int | None = None  # the row of ``reply``, delivered after the others

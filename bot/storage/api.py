@@ -197,6 +197,20 @@ class ResultRow:
     finished_at: float
 
 
+@dataclass(frozen=True)
+class LivingMessageRow:
+    """A message the bot edits in place (a turn's table message, a hand DM): where it is.
+    ``message_id`` is None while its first post is on its way (a crash then may have posted
+    it: look for it before posting again); ``layout`` False for the plain-message fallback."""
+
+    game_id: int
+    key: str
+    channel_id: int
+    message_id: int | None
+    layout: bool
+    updated_at: float
+
+
 class Queries(Protocol):
     """What a read (``Storage.read()``) offers; ``Tx`` adds the writes."""
 
@@ -253,6 +267,8 @@ class Queries(Protocol):
     async def ranked_above(self, guild_id: int, min_games: int, score: float) -> int: ...
 
     async def median_turn_time(self, guild_id: int, player: str, count: int) -> float | None: ...
+
+    async def living_message(self, game_id: int, key: str) -> LivingMessageRow | None: ...
 
 
 class Tx(Queries, Protocol):
@@ -336,6 +352,11 @@ class Tx(Queries, Protocol):
     async def notice_once(self, game_id: int, user_id: int, kind: str, now: float) -> bool: ...
 
     async def forget_notice(self, game_id: int, user_id: int, kind: str) -> None: ...
+
+    async def keep_living_message(self, game_id: int, key: str, *, channel_id: int,
+                                  message_id: int | None, layout: bool, now: float) -> None:
+        """Where the message ``key`` of the game is (inserted or replaced)."""
+        ...
 
     async def add_pending_move(self, *, key: str, game_id: int, version: int, user_id: int,
                                line: str, now: float) -> None: ...

@@ -228,7 +228,20 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX turn_times_player ON turn_times (guild_id, player, seconds);
     """,
-    # 6: each seat's hints (SQLite migration 6)
+    # 6: the messages the bot edits in place: each turn's table message and the hand DM of
+    #    the player whose turn it is (SQLite migration 6)
+    """
+    CREATE TABLE living_messages (
+        game_id    bigint NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+        key        text NOT NULL,
+        channel_id bigint NOT NULL,
+        message_id bigint,
+        layout     boolean NOT NULL DEFAULT true,
+        updated_at double precision NOT NULL,
+        PRIMARY KEY (game_id, key)
+    );
+    """,
+    # 7: each seat's hints (SQLite migration 7)
     """
     ALTER TABLE seats ADD COLUMN hints integer NOT NULL DEFAULT 0;
     """,

@@ -27,6 +27,7 @@ from .api import (
     LIVE_STATUSES,
     DealRow,
     GameRow,
+    LivingMessageRow,
     MoveRow,
     NoteRow,
     OutboxRow,
@@ -111,6 +112,7 @@ RESULT_COLS = ("game_id, seat, guild_id, player, name, rank, ecus, mu_before, si
 # the conservative rating a leaderboard is ordered by: the skill a player has with ~99.7 %
 # confidence (OpenSkill's ordinal, mu - 3 sigma)
 SCORE = "mu - 3 * sigma"
+LIVING_COLS = "game_id, key, channel_id, message_id, layout, updated_at"
 
 # `status IN ('lobby', 'active')`: true for a live game (a boolean sorts after false)
 IS_LIVE = "status IN ({})".format(", ".join(f"'{s}'" for s in LIVE_STATUSES))
@@ -185,6 +187,8 @@ UNSENT_OF_GAME = Statement(
     "ORDER BY id LIMIT ?")
 OUTBOX_ROW = Statement(f"SELECT {OUTBOX_COLS} FROM outbox WHERE id = ?")
 PENDING_MOVE = Statement(f"SELECT {PENDING_COLS} FROM pending_moves WHERE key = ?")
+LIVING_MESSAGE = Statement(
+    f"SELECT {LIVING_COLS} FROM living_messages WHERE game_id = ? AND key = ?")
 
 SEAL = Statement(f"SELECT {SEAL_COLS} FROM seals WHERE game_id = ?")
 DEALS = Statement(f"SELECT {DEAL_COLS} FROM deals WHERE game_id = ? ORDER BY seq")
@@ -237,6 +241,11 @@ NOTICE_ONCE = Statement(  # ON CONFLICT DO NOTHING: SQLite 3.24 and PostgreSQL 9
     "INSERT INTO notices (game_id, user_id, kind, created_at) VALUES (?, ?, ?, ?) "
     "ON CONFLICT DO NOTHING")
 FORGET_NOTICE = Statement("DELETE FROM notices WHERE game_id = ? AND user_id = ? AND kind = ?")
+KEEP_LIVING_MESSAGE = Statement(  # an upsert, the same on both backends
+    f"INSERT INTO living_messages ({LIVING_COLS}) VALUES (?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (game_id, key) DO UPDATE SET channel_id = excluded.channel_id, "
+    "message_id = excluded.message_id, layout = excluded.layout, "
+    "updated_at = excluded.updated_at")
 ADD_PENDING_MOVE = Statement(
     f"INSERT INTO pending_moves ({PENDING_COLS}) VALUES (?, ?, ?, ?, ?, 'open', ?)")
 SET_PENDING_STATE = Statement(
@@ -501,6 +510,11 @@ class SqlQueries(CommunityReads):
         row = await self._run.row(PENDING_MOVE, key)
         return None if row is None else PendingMoveRow(*row)
 
+    async def living_message(self, game_id: int, key: str) -> LivingMessageRow | None:
+        row = await self._run.row(LIVING_MESSAGE, game_id, key)
+        return None if row is None else LivingMessageRow(
+            row[0], row[1], row[2], row[3], bool(row[4]), row[5])
+
 
 def live_or_latest(row: Row | None, live_only: bool) -> GameRow | None:
     """The game of a ``GAME_OF_CHANNEL`` row; None if there is none, or if ``live_only`` and
@@ -622,6 +636,11 @@ class SqlTx(SqlQueries, CommunityWrites):
 
     async def forget_notice(self, game_id: int, user_id: int, kind: str) -> None:
         await self._run.execute(FORGET_NOTICE, game_id, user_id, kind)
+
+    async def keep_living_message(self, game_id: int, key: str, *, channel_id: int,
+                                  message_id: int | None, layout: bool, now: float) -> None:
+        await self._run.execute(KEEP_LIVING_MESSAGE, game_id, key, channel_id, message_id,
+                                bool(layout), now)
 
     async def add_pending_move(self, *, key: str, game_id: int, version: int, user_id: int,
                                line: str, now: float) -> None:

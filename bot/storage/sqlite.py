@@ -220,7 +220,20 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX turn_times_player ON turn_times (guild_id, player, seconds);
     """,
-    # 6: each seat's hints (/hint) in its game, summed into the player's statistics at the end
+    # 6: the messages the bot edits in place: each turn's table message in the channel and
+    #    the hand DM of the player whose turn it is (docs/discord.md, "The table")
+    """
+    CREATE TABLE living_messages (
+        game_id    INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+        key        TEXT NOT NULL,                            -- table:<round>:<seat>, hand:…
+        channel_id INTEGER NOT NULL,                         -- the game's channel, or a DM
+        message_id INTEGER,                                  -- NULL while its post is on its way
+        layout     INTEGER NOT NULL DEFAULT 1,               -- 1 Components V2, 0 plain message
+        updated_at REAL NOT NULL,
+        PRIMARY KEY (game_id, key)
+    );
+    """,
+    # 7: each seat's hints (/hint) in its game, summed into the player's statistics at the end
     """
     ALTER TABLE seats ADD COLUMN hints INTEGER NOT NULL DEFAULT 0;
     """,

@@ -190,7 +190,8 @@ class LocalGame:
         if outcome.game is not None:
             self.images.use_game(outcome.game.game_id)
         for post in outcome.public:
-            self.screen.say(post.text)
+            if post.text:  # the start's picture comes without words
+                self.screen.say(post.text)
             if post.image is not None and post.image.kind == "summary":
                 self.image(post.image, "summary.png")
             elif post.image is not None and post.image.kind == "move" and live:

@@ -5,6 +5,7 @@ games get a chosen seed), and games started or set to a prepared position."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
@@ -80,6 +81,16 @@ async def all_sent(bot: KhronosBot, timeout: float = 30.0) -> None:
                 return
         assert loop.time() < end, "what was committed was not delivered"
         await asyncio.sleep(0.02)
+
+
+async def wait_until(check: object, timeout: float = 10.0) -> None:
+    """Wait until ``check()`` is true (what the bot sends after a command's reply: a held
+    table edit, a retried row)."""
+    assert callable(check)
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        await asyncio.sleep(0.05)
 
 
 @pytest.fixture

@@ -18,6 +18,8 @@ from bot.discord.app import KhronosBot, create_bot
 from bot.service import hand_text
 from bot.settings import Settings
 from engine import Age, Family
+from tests.discord.conftest import wait_until
+from tests.discord.discord_spec import findings
 from tests.fakediscord.fake import FakeDiscord
 from tests.fakediscord.models import FakeChannel, FakeMessage, FakeUser
 
@@ -105,17 +107,41 @@ class Table:
         return ia
 
 
-def check_hands(fake: FakeDiscord, info: Any, state: engine.GameState,
-                users: list[FakeUser]) -> None:
-    """Each player's latest hand DM is his own current hand, and it came with its image."""
+def hands_current(fake: FakeDiscord, info: Any, state: engine.GameState,
+                  users: list[FakeUser]) -> bool:
+    """Whether each player's latest hand DM (his turn's, edited in place, or the one sent
+    after it) is his own current hand, with its image."""
     for u in users:
         seat = info.seat_of(u.id)
-        hands = [m for m in fake.dms(u) if m.content.startswith("Your hand")]
-        assert hands, u.name
+        hands = [m for m in fake.dms(u) if m.content.removeprefix("It is your turn. ")
+                 .startswith("Your hand")]
         # the cards held are current; what the adventurers have left (R14) is as of the DM
         held = hand_text(state, seat).split(" This turn (R14)")[0]
-        assert hands[-1].content.startswith(held), (u.name, hands[-1].content)
+        if not hands or not hands[-1].content.removeprefix("It is your turn. ").startswith(held):
+            return False
         assert decodes(hands[-1])
+    return True
+
+
+async def check_hands(fake: FakeDiscord, info: Any, state: engine.GameState,
+                      users: list[FakeUser]) -> None:
+    """Each player's hand DM shows his current hand (an edit may wait a second: several
+    edits of one message within a second are one)."""
+    await wait_until(lambda: hands_current(fake, info, state, users))
+
+
+def tables(fake: FakeDiscord, ch: FakeChannel) -> list[FakeMessage]:
+    """The channel's table messages (Components V2, one per turn), oldest first."""
+    return [m for m in fake.channel_messages(ch) if m.is_layout]
+
+
+def shown(fake: FakeDiscord, ch: FakeChannel, edits_before: dict[int, int],
+          seen: int) -> list[FakeMessage]:
+    """The table messages a command changed: posted after ``seen`` or edited since
+    ``edits_before`` (message id -> number of earlier versions)."""
+    return [m for m in tables(fake, ch) if m.id not in edits_before
+            or len(m.history) > edits_before[m.id]
+            or m in fake.channel_messages(ch)[seen:]]
 
 
 def pick(state: engine.GameState, seat: int, rng: random.Random, plays: int) -> engine.Action:
@@ -184,6 +210,7 @@ async def test_a_whole_game_through_discord_with_a_restart(fake_discord: FakeDis
             assert seat is not None
             user = users[info.user_of(seat)]
             seen = len(fake.channel_messages(ch))
+            edits = {m.id: len(m.history) for m in tables(fake, ch)}
             if state.pending is not None:
                 await table.answer_choice(user)
             else:
@@ -204,13 +231,20 @@ async def test_a_whole_game_through_discord_with_a_restart(fake_discord: FakeDis
                         break
                 await table.play(user, action)
                 plays = 0 if action.kind == "end_turn" else plays + 1
+            await wait_until(lambda e=edits, n=seen: bool(
+                shown(fake, ch, e, n)))
+            changed = shown(fake, ch, edits, seen)
+            assert changed, ("every move shows on the table", state.pending)
+            for m in changed:
+                assert decodes(m), "the table's picture, with its alt text"
+                if m in fake.channel_messages(ch)[seen:]:  # a new turn: he alone is pinged
+                    info, state = await table.state()
+                    assert m.pinged == [info.user_of(state.turn)]
             new = fake.channel_messages(ch)[seen:]
-            posts = [m for m in new if m.attachments]
-            assert posts, ("every move posts the boards", state.pending, [m.content for m in new])
-            for m in posts:
-                assert decodes(m) and m.notified_user_ids() == []
+            assert all(m.is_layout or "waits for your choice" in m.content for m in new), \
+                "a new message is a new turn's table, or a choice for another player (R37)"
             info, state = await table.state()
-            check_hands(fake, info, state, [alice, bob])
+            await check_hands(fake, info, state, [alice, bob])
 
     # --- restart: a new process of the bot against the same database and Discord --------
     assert pending_confirm is not None, "a rippling build was previewed before the restart"
@@ -239,24 +273,32 @@ async def test_a_whole_game_through_discord_with_a_restart(fake_discord: FakeDis
                 if action.kind == "end_turn" and not (await table.state())[1].over:
                     info2, st2 = await table.state()
                     nxt = info2.user_of(engine.current_seat(st2))
-                    pings = [m for m in fake.channel_messages(ch)[seen:]
-                             if m.notified_user_ids()]
-                    assert [m.notified_user_ids() for m in pings] == [[nxt]]
+                    await wait_until(lambda n=seen: any(
+                        m.is_layout for m in fake.channel_messages(ch)[n:]))
+                    pings = [m for m in fake.channel_messages(ch)[seen:] if m.pinged]
+                    assert [m.pinged for m in pings] == [[nxt]], "the new turn's table alone"
             info, state = await table.state()
+        await wait_until(lambda: "game is over" in tables(fake, ch)[-1].text().lower())
         final = fake.channel_messages(ch)[-4:]
-        assert any("game is over" in m.content.lower() for m in final), [m.content for m in final]
-        # the end-of-game picture, with its alt text, after the last move's image
+        # the end-of-game picture, with its alt text, after the last turn's table
         summary = [m for m in final if m.attachments
                    and m.attachments[0].filename == "summary.png"]
         assert summary and decodes(summary[0])
-        assert all(m.attachments[0].filename in ("move.png", "summary.png")
+        assert all(m.attachments[0].filename in ("table.png", "summary.png")
                    for m in fake.channel_messages(ch) if m.attachments)
+        # one table message per turn: 7 rounds of 2 players
+        assert len(tables(fake, ch)) == 14
         assert state.winners
         # a move's before and after, on request, privately
         entries = await bot.service.history_entries(ch.id)
         ia = await table.slash(alice, "board", move=entries[3].seq)
         msg = ia.messages[0]
         assert msg.ephemeral and f"Move {entries[3].seq}" in msg.content and decodes(msg)
+    # everything the bot sent in the whole game is what Discord accepts (its OpenAPI
+    # description and the documented limits: Components V2, alt texts, mentions …)
+    sent = [r for r in fake.requests if r["method"] in ("POST", "PATCH", "PUT")]
+    assert any(r["method"] == "PATCH" and "/messages/" in r["path"] for r in sent)
+    assert findings(fake.requests) == []
 
 
 async def test_closed_dms_are_told_once_and_the_hand_stays_private(fake_discord: FakeDiscord,
@@ -354,6 +396,10 @@ async def test_a_choice_dmed_before_a_restart_is_answered_after_it(fake_discord:
 
     async with fake.running(make_bot(fake, tmp_path, guild.id)) as bot:
         table = Table(fake, bot, ch, [alice, bob])
+        seen = len(fake.channel_messages(ch))
+        red_table = tables(fake, ch)[-1]
+        versions = len(red_table.history)
+        red_dms = len(fake.dms(red))
         click = await fake.click(white, dm, options[1])  # J4
         await click.wait_ack()
         await click.wait_message(timeout=10)
@@ -361,8 +407,13 @@ async def test_a_choice_dmed_before_a_restart_is_answered_after_it(fake_discord:
         assert state.pending is None
         assert tile_at(state, Age.MIGHT, "J4").type is engine.BuildingType.WATCHTOWER
         assert tile_at(state, Age.FAITH, "I4") is None and tile_at(state, Age.REASON, "I4") is None
-        post = fake.channel_messages(ch)[-1]
-        assert post.notified_user_ids() == [] or post.notified_user_ids() == [red.id]
+        # the choice is shown by red's turn's table message, edited; nobody else is pinged
+        await wait_until(lambda: len(fake.get_message(red_table.id).history) > versions)
+        assert "Watchtower" in fake.get_message(red_table.id).text()
+        assert all(m.pinged in ([], [red.id]) for m in fake.channel_messages(ch)[seen:])
+        # the turn is red's again: a new "your turn" DM tells him (no second public ping)
+        await wait_until(lambda: any(m.content.startswith("It is your turn.")
+                                     for m in fake.dms(red)[red_dms:]))
 
 
 def test_long_texts_are_split_at_line_ends_within_discords_limit() -> None:

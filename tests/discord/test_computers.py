@@ -19,7 +19,7 @@ from bot.service import MARK, TimerKind, is_computer
 from bot.storage.api import OutboxRow
 from bot.storage.sqlite import SqliteStorage
 from engine import Age
-from tests.discord.conftest import Scene, all_sent
+from tests.discord.conftest import Scene, all_sent, wait_until
 from tests.discord.test_bot_game import Table, decodes, pick
 from tests.fakediscord.fake import FakeDiscord
 from tests.fakediscord.models import FakeChannel, FakeMessage, FakeUser
@@ -101,10 +101,9 @@ async def test_a_person_against_a_computer(scene: Scene) -> None:
         assert state.over and state.winners, "the game reached its final scores"
         async with bot.service.storage.read() as q:
             rows = [await q.outbox_row(i) for i in range(1, 5000)]
-    mine = [m for m in fake.channel_messages(ch) if m.content.startswith(MARK)]
-    moves = [m for m in mine if m.attachments]
-    assert len(moves) >= 3, "the computer's moves are posted with the boards"
-    assert all(decodes(m) and m.notified_user_ids() == [] for m in moves[:3])
+    moves = computer_posts(fake, ch)
+    assert len(moves) >= 3, "the computer's turns are shown by their table messages"
+    assert all(decodes(m) and m.pinged == [] for m in moves), "which ping nobody"
     sent = [r for r in rows if r is not None]
     assert sent and all(r.user_id is None or r.user_id > 0 for r in sent), "no DM to a computer"
     assert any(r.kind == "direct" and r.user_id == alice.id for r in sent)
@@ -222,12 +221,13 @@ async def turn_of(table: Table, user_id: int, timeout: float = 60.0) -> engine.G
 
 
 def computer_posts(fake: FakeDiscord, ch: FakeChannel, after: str = "") -> list[FakeMessage]:
-    """The computers' move posts, after the first post containing ``after`` if given."""
+    """The table messages that show a computer's moves (each marked), after the first
+    message containing ``after`` if given."""
     messages = fake.channel_messages(ch)
     if after:
-        start = next(i for i, m in enumerate(messages) if after in m.content)
+        start = next(i for i, m in enumerate(messages) if after in m.text())
         messages = messages[start + 1:]
-    return [m for m in messages if m.content.startswith(MARK) and m.attachments]
+    return [m for m in messages if m.is_layout and f"- {MARK} " in m.text() and m.attachments]
 
 
 async def test_a_rebuild_keeps_the_computer_seats_and_their_levels(scene: Scene) -> None:
@@ -271,7 +271,7 @@ async def test_a_rebuild_keeps_the_computer_seats_and_their_levels(scene: Scene)
         await turn_of(table, alice.id)
     after = computer_posts(fake, ch, after="rebuilt from its move log")
     who = {name for name in names if name.startswith("Computer")}
-    assert who == {n for n in who if any(m.content.startswith(f"{MARK} {n}") for m in after)}, (
+    assert who == {n for n in who if any(f"- {MARK} {n}" in m.text() for m in after)}, (
         "both computers play after the rebuild")
 
 
@@ -325,10 +325,10 @@ async def outbox_rows(bot: KhronosBot) -> list[OutboxRow]:
 def assert_posted_and_nothing_sent_to_it(fake: FakeDiscord, ch: FakeChannel, tower: str,
                                          rows: list[OutboxRow]) -> None:
     """The computer's R33 answer is posted, marked as a computer's; no row is addressed to it."""
-    posts = [m.content for m in fake.channel_messages(ch)]
-    assert any(p.startswith(f"{MARK} Computer 1 (easy) chooses {tower}")
+    posts = [m.text() for m in fake.channel_messages(ch) if m.is_layout]
+    assert any(f"- {MARK} Computer 1 (easy) chooses {tower}" in p
                and "downsized to a Watchtower" in p for p in posts), (
-        "the computer's answer is posted, marked as a computer's")
+        "the computer's answer is shown by the turn's table, marked as a computer's")
     to_it = [r for r in rows if r.user_id is not None and r.user_id < 0]
     assert rows and not to_it, "no choice and no DM addressed to the computer"
 
@@ -420,10 +420,13 @@ async def test_a_restart_in_the_middle_of_a_computers_turn(scene: Scene) -> None
                 break
         else:
             raise AssertionError("the computer never played a card before ending its turn")
-        posted = len(computer_posts(fake, ch))
         async with bot.service.storage.read() as q:
             [timer] = await q.timers(info.game_id)
         assert timer.kind == TimerKind.COMPUTER
+    # what it played is on its turn's table message (sent before the bot closed)
+    [its_table] = [m for m in computer_posts(fake, ch) if f"Round {mid.round} of 7" in
+                   m.text() and "(over)" not in m.text()]
+    shown = its_table.text()
     async with fake.running(make_bot(scene, 600.0)) as bot:
         table = Table(fake, bot, ch, [alice])
         info, state = await table.state()
@@ -434,9 +437,13 @@ async def test_a_restart_in_the_middle_of_a_computers_turn(scene: Scene) -> None
             info, state = await table.state()
             await due_now(bot, info.game_id)
         assert state.round > mid.round or state.turn != mid.turn
-    posts = computer_posts(fake, ch)
-    assert len(posts) > posted, "it finished its turn after the restart"
-    assert len({m.nonce for m in posts}) == len(posts), "no move posted twice"
+    finished = fake.get_message(its_table.id)
+    assert "(over)" in finished.text() and finished.text() != shown, (
+        "it finished its turn after the restart, on the same table message")
+    assert finished.text().count(f"- {MARK} ") > shown.count(f"- {MARK} ")
+    turn_tables = [m for m in fake.channel_messages(ch) if m.is_layout
+                   and f"Round {mid.round} of 7** · Computer" in m.text()]
+    assert turn_tables == [finished], "one message for its turn"
 
 
 async def turn_of_or_step(table: Table, person: int) -> None:
@@ -490,8 +497,8 @@ async def test_a_kicked_player_is_replaced_by_a_computer_then_taken_back_by_a_pe
         assert refused.messages[0].ephemeral
         await table.play(alice, engine.EndTurn())
         await turn_of(table, alice.id)  # and the next one
+        await wait_until(lambda: len(computer_posts(fake, ch)) >= 2)
         played = len(computer_posts(fake, ch))
-        assert played >= 2
 
         ia = await table.slash(alice, "game replace", computer="Computer 1", new=dee)
         assert ia.messages[0].ephemeral
@@ -507,8 +514,7 @@ async def test_a_kicked_player_is_replaced_by_a_computer_then_taken_back_by_a_pe
         await table.play(dee, engine.EndTurn())
         await turn_of(table, alice.id)
     assert len(computer_posts(fake, ch)) == played, "the computer plays no more"
-    assert not [m for m in fake.channel_messages(ch)
-                if m.content.startswith(MARK) and "dee" in m.content]
+    assert not [m for m in fake.channel_messages(ch) if f"- {MARK} dee" in m.text()]
 
 
 def test_closing_the_pool_stops_a_busy_worker_and_refuses_new_decisions() -> None:

@@ -1,5 +1,6 @@
-"""The pictures players see in Discord: after a move, ``move.png`` with
-the moved age large and the two others small; ``/board`` with every age large, or one age.
+"""The pictures players see in Discord: after a move, the turn's table message shows
+``table.png`` with the moved age large (the region around what changed) and the two others
+small; ``/board`` with every age large, or one age.
 
 Through the fake Discord these tests check what was attached (file name, size, and that the
 bytes are the renderer's for the moved age); what the pixels show (the owner's band, captions
@@ -16,7 +17,7 @@ import render
 from bot.images import names_list
 from engine import Age, BuildingType
 from engine.builder import position
-from tests.discord.conftest import Scene, set_position
+from tests.discord.conftest import Scene, set_position, wait_until
 from tests.fakediscord.models import FakeMessage
 
 
@@ -27,10 +28,10 @@ def size(msg: FakeMessage) -> tuple[int, int]:
 
 
 async def test_a_move_post_shows_the_moved_age_large_and_board_every_age(scene: Scene) -> None:
-    """Alice builds a Chapel on Faith (R15). The post attaches ``move.png``,
-    about as tall as it is wide (not the 840 x 2,400 stack), drawn with Faith large: the
-    renderer's image for that move with Faith in focus, not with Might. /board still gives the
-    three ages large (``boards.png``), and /board age:faith that one (``faith.png``)."""
+    """alice builds a Chapel on Faith (R15). Her turn's table message shows ``table.png``,
+    landscape, drawn with Faith large: the renderer's table image for that move with Faith in
+    focus, not with Might, its alt text as the gallery item's description. /board still gives
+    the three ages large (``boards.png``), and /board age:faith that one (``faith.png``)."""
     fake = scene.fake
     alice, bob = fake.add_user("alice"), fake.add_user("bob")
     async with fake.running(scene.bot()) as bot:
@@ -45,19 +46,23 @@ async def test_a_move_post_shows_the_moved_age_large_and_board_every_age(scene: 
         action = engine.Construct(age=Age.FAITH, building=BuildingType.CHAPEL, square=square)
         after, events = engine.apply(prepared, a, action)
         await set_position(bot, scene.ch.id, prepared)
-        seen = len(fake.channel_messages(scene.ch))
         await scene.slash(alice, "build", age="faith", building="chapel", square=square)
-        post = await fake.wait_for_message(scene.ch, lambda m: bool(m.attachments), 10,
-                                           after=fake.channel_messages(scene.ch)[seen - 1])
-        assert post.attachments[0].filename == "move.png"
-        width, height = size(post)
-        assert width == 840 and height < 1.6 * width, (width, height)
         names = names_list(info.names)
         view = engine.public_view(after)
-        faith = render.move_png(view, names, events, focus=Age.FAITH)
-        assert post.attachments[0].data == faith, "the renderer's move image, Faith large"
-        assert faith != render.move_png(view, names, events, focus=Age.MIGHT)
-        assert post.attachments[0].description, "with its alt text"
+        faith = render.table_png(view, names, events, focus=Age.FAITH)
+        assert faith != render.table_png(view, names, events, focus=Age.MIGHT)
+        await wait_until(lambda: any(m.attachments and m.attachments[0].data == faith
+                                     for m in fake.channel_messages(scene.ch)))
+        post = next(m for m in fake.channel_messages(scene.ch)
+                    if m.attachments and m.attachments[0].data == faith)
+        # the turn's table message shows the renderer's table picture, Faith large
+        assert post.is_layout and post.attachments[0].filename == "table.png"
+        width, height = size(post)
+        assert width > height, "landscape, for the chat preview"
+        item = post.gallery()[0]
+        assert item["media"]["url"] == "attachment://table.png"
+        assert item["description"] == render.table_alt_text(view, names, events)
+        assert post.attachments[0].description == item["description"], "with its alt text"
 
         ia = await scene.slash(bob, "board")
         msg = ia.messages[0]

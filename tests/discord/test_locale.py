@@ -284,9 +284,10 @@ async def test_a_french_client_is_refused_in_french_and_a_german_game_posts_germ
             begins = await fake.wait_for_message(
                 ch, lambda m: "Die Partie beginnt" in m.content, timeout=10)
             assert "carl tritt bei; die Partie ist voll." in begins.content
-            ping = await fake.wait_for_message(
-                ch, lambda m: "du bist am Zug (Runde 1 von 7)" in m.content, timeout=10)
-            assert ping.id > begins.id
+            ping = await fake.wait_for_message(  # the first turn's table, in German
+                ch, lambda m: m.text().startswith("**Runde 1 von 7** · <@"), timeout=10)
+            assert ping.id > begins.id and "ist am Zug" in ping.text() and ping.pinged
+            assert "Wartet auf " in ping.text() and "/ende beendet den Zug." in ping.text()
             closed = await fake.wait_for_message(
                 ch, lambda m: "Direktnachrichten von carl sind geschlossen" in m.content,
                 timeout=10)
@@ -309,8 +310,8 @@ async def test_rows_sent_after_a_restart_keep_the_language_of_their_commit(
         scene: Scene) -> None:
     """A French game without Attach Files in its channel: a move is committed, the process
     stops before sending, the game is set to German, and the bot starts 10 minutes later.
-    The move's post comes late in French, its "delayed" and picture-in-words framing in
-    French too; the settings post written after it comes in German."""
+    The move's table edit comes late in French, its "delayed" and picture-in-words framing
+    in French too; the settings post written after it comes in German."""
     fake, ch = scene.fake, scene.ch
     alice, bob = fake.add_user("alice"), fake.add_user("bob")
     fake.set_permissions(ch, fake.bot_user, deny=Perm.ATTACH_FILES)
@@ -327,15 +328,19 @@ async def test_rows_sent_after_a_restart_keep_the_language_of_their_commit(
         offline = GameService(storage)
         await offline.act(ch.id, first, engine.EndTurn())
         await offline.update_settings(ch.id, alice.id, language="de")
-    seen = len(fake.channel_messages(ch))
     async with SqliteStorage.in_dir(scene.data) as storage:
         later = GameService(storage, clock=lambda: time.time() + 600)
         async with fake.running(scene.bot(service=later)):
             german = await fake.wait_for_message(
                 ch, lambda m: "stellt ein" in m.content, timeout=10)
-            new = [m.content for m in fake.channel_messages(ch)[seen:]]
-    move = next(m for m in new if "termine son tour" in m)
-    assert move.startswith("(En retard : ceci s'est passé <t:")
+    # the move is on its turn's table message (plain: no Attach Files), edited late
+    [table] = [m for m in fake.channel_messages(ch) if "termine son tour" in m.content]
+    move = table.content
+    assert "\n(En retard : ceci s'est passé <t:" in move and "(terminé)" in move
     assert "\n(Image : " in move and "Verspätet" not in move
     assert german.content.startswith("(Verspätet: Das geschah <t:")
-    assert new.index(move) < new.index(german.content)
+    edited = [i for i, r in enumerate(fake.requests)
+              if r["method"] == "PATCH" and r["path"].endswith(f"/messages/{table.id}")]
+    posted = [i for i, r in enumerate(fake.requests) if r["method"] == "POST"
+              and str((r["json"] or {}).get("content", "")).startswith("(Verspätet")]
+    assert edited and posted and edited[-1] < posted[0], "in the order of their commits"

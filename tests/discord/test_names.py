@@ -43,14 +43,14 @@ async def test_a_nickname_posing_as_a_mention_mentions_nobody(
         await fake.wait_for_message(ch, lambda m: "pauses" in m.content, timeout=10)
         info = await bot.service.info(ch.id)
     messages = fake.channel_messages(ch) + fake.dms(bob) + fake.dms(mallory)
-    texts = [m.content for m in messages]
-    # the name is in posts and DMs (a turn ping names its player by the mention alone)
+    texts = [m.text() for m in messages]  # content, and the table's text displays
+    # the name is in posts, tables and DMs (a turn ping names its player by the mention alone)
     assert sum(1 for t in texts if r"\<\@" in t) >= 4
     for message in messages:
-        assert carol.id not in message.mentioned_user_ids(), message.content
-        assert not re.search(r"(?<!\\)\*\*boss", message.content), message.content
-        assert not re.search(r"(?<!\\)@everyone", message.content), message.content
-        assert "\u202e" not in message.content
+        assert carol.id not in message.mentioned_user_ids(), message.text()
+        assert not re.search(r"(?<!\\)\*\*boss", message.text()), message.text()
+        assert not re.search(r"(?<!\\)@everyone", message.text()), message.text()
+        assert "\u202e" not in message.text()
     seat = next(s.seat for s in info.seats if s.user_id == mallory.id)
     assert info.plain_names[seat] == f"<@{carol.id}> **boss** @everyone liar"
     described = [a.description or "" for m in messages for a in m.attachments]

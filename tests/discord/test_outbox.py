@@ -17,7 +17,7 @@ import engine
 from bot.service import GameService, PermissionDenied
 from bot.storage.sqlite import SqliteStorage
 from engine import Age, BuildingType
-from tests.discord.conftest import Scene, set_position
+from tests.discord.conftest import Scene, set_position, wait_until
 from tests.discord.test_bot_game import Table, decodes
 from tests.fakediscord.fake import FakeDiscord
 from tests.fakediscord.models import FakeChannel, FakeMessage, FakeUser, Perm
@@ -25,14 +25,6 @@ from tests.fakediscord.models import FakeChannel, FakeMessage, FakeUser, Perm
 
 def bot_messages(fake: FakeDiscord, ch: FakeChannel) -> list[FakeMessage]:
     return [m for m in fake.channel_messages(ch) if m.author.id == fake.bot_user.id]
-
-
-async def wait_until(check: object, timeout: float = 10.0) -> None:
-    assert callable(check)
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, "timed out"
-        await asyncio.sleep(0.05)
 
 
 async def two_seated(table: Table, alice: FakeUser,
@@ -65,11 +57,15 @@ async def test_boards_refused_403_the_move_stands_and_is_told_in_words(
         assert "nothing was changed" not in reply and "try again" not in reply.lower()
         info, state = await table.state()
         assert info.version == before + 1, "played once"
+        await wait_until(lambda: len(fake.channel_messages(ch)) > seen)
         new = fake.channel_messages(ch)[seen:]
-        assert any("(Image:" in m.content for m in new), [m.content for m in new]
-        assert all(not m.attachments for m in new)
-        assert any(m.notified_user_ids() == [second.id] for m in new), "the next player's ping"
-        assert len(fake.dms(second)) > dms, "the next player's 'your turn' DM"
+        # the next turn's table: a plain message (a layout needs its picture attached) with
+        # the picture in words, mentioning the next player alone
+        assert [m.pinged for m in new] == [[second.id]], [m.content for m in new]
+        assert "(Image:" in new[0].content and not new[0].is_layout
+        assert all(not m.attachments for m in fake.channel_messages(ch))
+        assert any(c.startswith("kh:tb:hand:") for c in new[0].custom_ids()), "its buttons"
+        await wait_until(lambda: len(fake.dms(second)) > dms)  # his 'your turn' DM
         notices = [m for m in fake.channel_messages(ch) if "Attach Files" in m.content]
         assert len(notices) == 1, "the missing permission is said once per game"
 
@@ -109,10 +105,11 @@ async def test_a_move_committed_before_a_crash_is_posted_after_the_restart(
     async with SqliteStorage.in_dir(scene.data) as storage:
         later = GameService(storage, clock=lambda: time.time() + 600)  # 10 minutes later
         async with fake.running(scene.bot(service=later)):
-            await wait_until(lambda: any(m.notified_user_ids() == [second.id]
+            await wait_until(lambda: any(m.pinged == [second.id]
                                          for m in fake.channel_messages(ch)[seen:]))
             new = fake.channel_messages(ch)[seen:]
-            assert new[0].attachments and new[0].content.startswith("(Delayed:")
+            # the next turn's table message, saying that it comes late
+            assert new[0].attachments and "(Delayed: this happened" in new[0].text()
 
 
 async def test_sigterm_stops_commands_and_finishes_deliveries(
@@ -251,10 +248,10 @@ async def test_a_player_named_like_a_seat_token_is_shown_as_himself(
             first = state.model_copy(update={"turn": 0})
             await tx.update_game(game.id, game.version, now=0.0, state=first.model_dump_json(),
                                  checkpoint=first.model_dump_json())
-        seen = len(fake.channel_messages(ch))
         await table.slash(odd, "end")
-        post = next(m for m in fake.channel_messages(ch)[seen:] if m.attachments)
-        line = post.content.split("\n")[0]
+        await wait_until(lambda: "ends" in fake.channel_messages(ch)[-2].text())
+        post = fake.channel_messages(ch)[-2]  # his turn's table, then bob's
+        line = next(line for line in post.text().split("\n") if line.startswith("- "))
         assert "{P1}" in line and "bob" not in line, line
 
 
@@ -267,14 +264,14 @@ async def test_a_resend_after_a_crash_between_send_and_mark_lands_once(
     async with fake.running(scene.bot()) as bot:
         table = Table(fake, bot, ch, [alice, bob])
         info, state, first, _ = await two_seated(table, alice, bob)
-        out = await bot.service.act(ch.id, first.id, engine.EndTurn())
+        out = await bot.service.pause(ch.id, alice.id)  # the creator pauses: a post
         async with bot.service.storage.read() as q:
             row = await q.outbox_row(out.outbox[0])
         assert row is not None and row.kind == "post"
         seen = len(fake.channel_messages(ch))
         await bot.deliverer.transport.send(await bot.deliverer.message(row))  # not marked
         await bot.deliverer.flush(info.game_id)
-        posts = [m for m in fake.channel_messages(ch)[seen:] if m.attachments]
+        posts = [m for m in fake.channel_messages(ch)[seen:] if "pause" in m.content]
         assert len(posts) == 1
 
 

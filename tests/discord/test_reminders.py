@@ -152,10 +152,12 @@ async def test_deadline_warning_automatic_move_replace_and_mygames(fake_discord:
             seen = len(fake.channel_messages(ch))
             clock.now += 0.97 * HOUR
             bot.dispatcher.wake()
-            post = await fake.wait_for_message(ch, lambda m: "Time is up" in m.content, 10)
-            assert "automatically" in post.content and decodes(post)
-            assert post.notified_user_ids() == []  # posted like any move: pings nobody
-            await fake.wait_for_message(ch, lambda m: m.notified_user_ids() == [other.id], 10,
+            # the late player's turn's table says it, edited like after any move (an edit
+            # notifies nobody); the next turn's table pings the other player alone
+            post = await fake.wait_for_message(ch, lambda m: "Time is up" in m.text(), 10)
+            assert "automatically" in post.text() and "(over)" in post.text() and decodes(post)
+            assert post.pinged in ([], [late.id]), "pinged when his turn began, if ever"
+            await fake.wait_for_message(ch, lambda m: m.pinged == [other.id], 10,
                                         after=fake.channel_messages(ch)[seen - 1])
             assert await turn_of(bot, ch, users) is other
 
@@ -163,8 +165,9 @@ async def test_deadline_warning_automatic_move_replace_and_mygames(fake_discord:
             ia = await slash(fake, alice, ch, "game replace", old=bob, new=erin)
             assert ia.messages[0].ephemeral
             await fake.wait_for_message(ch, lambda m: "erin takes over bob's seat" in m.content)
-            hand = await fake.wait_for_dm(erin, lambda m: m.content.startswith("Your hand"))
-            assert decodes(hand)
+            hand = await fake.wait_for_dm(erin, lambda m: m.content.removeprefix(
+                "It is your turn. ").startswith("Your hand"))  # his turn's, if it is his turn
+            assert decodes(hand) and len(fake.dms(erin)) == 1
             refused = await slash(fake, bob, ch, "game pause")
             assert "creator or a server admin" in refused.messages[0].content
 

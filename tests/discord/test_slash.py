@@ -400,7 +400,7 @@ async def test_r15_refusals_count_the_missing_cards_and_r42_renovates_as_suggest
         assert ruin is not None and ruin.ruin and ruin.marker == a
         assert after.players[a].hand.count(Family.MILITARY) == 0
         await fake.wait_for_message(scene.ch, lambda m: "pays the first card to renovate the "
-                                    "Castle ruin at C4" in m.content)
+                                    "Castle ruin at C4" in m.text())
 
 
 async def test_the_game_group_gathers_the_keepers_commands_for_servers_only(

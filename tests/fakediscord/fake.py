@@ -104,6 +104,7 @@ class FakeDiscord(RestMixin, GatewayMixin):
         # channels (or DM channels) whose message posts wait while they are in this set
         self.held_channels: set[int] = set()
         self.messages_posted = 0  # message posts accepted (a nonce replay is not counted)
+        self.messages_edited = 0  # channel and DM message edits accepted
         self.followup_window = followup_window  # seconds the interaction token stays valid
         self.heartbeat_interval = heartbeat_interval
         self.allowed_privileged_intents = allowed_privileged_intents

@@ -485,6 +485,8 @@ class FakeMessage:
     history: list[dict[str, Any]] = field(default_factory=list)  # previous versions
     allowed_mentions: dict[str, Any] | None = None  # as sent; None: Discord's default (all)
     nonce: str | None = None  # as sent (with enforce_nonce, a resend returns this message)
+    # the users Discord notified when the message was created (an edit notifies nobody)
+    pinged: list[int] = field(default_factory=list)
 
     EPHEMERAL = 64
     LOADING = 128
@@ -497,9 +499,30 @@ class FakeMessage:
     def created_at(self) -> dt.datetime:
         return snowflake_time(self.id)
 
+    COMPONENTS_V2 = 1 << 15
+
+    @property
+    def is_layout(self) -> bool:
+        """A Components V2 message: its components are the message (no content)."""
+        return bool(self.flags & self.COMPONENTS_V2)
+
+    def text_displays(self) -> list[str]:
+        """The contents of the message's text displays (Components V2), in order."""
+        return [c.get("content", "") for c in iter_components(self.components)
+                if c.get("type") == 10]
+
+    def text(self) -> str:
+        """What the message says: its content and its text displays."""
+        return "\n".join([self.content, *self.text_displays()]).strip("\n")
+
+    def gallery(self) -> list[dict[str, Any]]:
+        """The items of the message's media galleries (Components V2)."""
+        return [item for c in iter_components(self.components) if c.get("type") == 12
+                for item in c.get("items") or []]
+
     def mentioned_user_ids(self) -> list[int]:
-        """Users written as ``<@id>`` in the content."""
-        return [int(m) for m in re.findall(r"<@!?(\d+)>", self.content)]
+        """Users written as ``<@id>`` in the content or a text display."""
+        return [int(m) for m in re.findall(r"<@!?(\d+)>", self.text())]
 
     def notified_user_ids(self) -> list[int]:
         """Users Discord would ping: the mentions that ``allowed_mentions`` lets through."""
@@ -515,7 +538,7 @@ class FakeMessage:
     def notifies_everyone(self) -> bool:
         """Whether Discord would ping @everyone/@here for this message: the text has one and
         ``allowed_mentions`` does not leave it out (None: Discord's default, everything)."""
-        if "@everyone" not in self.content and "@here" not in self.content:
+        if "@everyone" not in self.text() and "@here" not in self.text():
             return False
         am = self.allowed_mentions
         return am is None or "everyone" in (am.get("parse") or [])

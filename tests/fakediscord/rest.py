@@ -14,6 +14,7 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+import discord.utils
 from aiohttp import web
 
 from .models import (
@@ -41,6 +42,10 @@ Handler = Callable[..., Awaitable[Any]]
 MAX_FILE_SIZE = 10 * 1024 * 1024
 ALLOWED_MESSAGE_FLAGS = 4 | 64 | 4096 | 32768
 COMPONENTS_V2 = 32768
+V2_COMPONENT_LIMIT = 40  # components of a Components V2 message, nested ones included
+V2_TEXT_LIMIT = 4000  # characters of all its text displays together
+NONCE_WINDOW = 300.0  # seconds: enforce_nonce finds a message with the same nonce this recent
+RECORD: web.RequestKey[dict[str, Any]] = web.RequestKey("fakediscord.record", dict)
 NAME_RE = re.compile(r"^[-_'\w]{1,32}$")
 
 NO_CONTENT = object()
@@ -73,6 +78,13 @@ class RestMixin:
         self.unknown_routes: list[tuple[str, str]] = []
         self.error_log: list[tuple[str, str, DiscordAPIError]] = []
         self.typing: list[int] = []  # channel ids the bot triggered typing in
+        # every request, as discord-spec's checker reads them: method, path (after /api/v10),
+        # query, JSON body (a multipart request's payload_json), files [field, name, size,
+        # type], and the status answered
+        self.requests: list[dict[str, Any]] = []
+        # the message flags Discord accepts (a test may take IS_COMPONENTS_V2 away: refused)
+        self.allowed_message_flags = ALLOWED_MESSAGE_FLAGS
+        self.nonce_window: float = NONCE_WINDOW
         self._routes: list[tuple[str, re.Pattern[str], str, Handler]] = []
         for name in dir(type(self)):
             fn = getattr(type(self), name, None)
@@ -86,6 +98,10 @@ class RestMixin:
         path = "/" + request.match_info["tail"]
         method = request.method
         status = 500
+        record: dict[str, Any] = {"method": method, "path": path, "query": dict(request.query),
+                                  "json": None, "files": []}
+        request[RECORD] = record
+        self.requests.append(record)
         try:
             for r_method, regex, pattern, handler in self._routes:
                 m = regex.match(path)
@@ -112,6 +128,7 @@ class RestMixin:
             return json_response(exc.payload(), status=exc.status)
         finally:
             self.request_log.append((method, path, status))
+            record["status"] = status
 
     def _check_auth(self: FakeDiscord, request: web.Request) -> None:
         if request.headers.get("Authorization") != f"Bot {self.token}":
@@ -122,6 +139,7 @@ class RestMixin:
     ) -> tuple[dict[str, Any], dict[int, tuple[str, bytes]]]:
         """JSON body, or multipart ``payload_json`` + ``files[n]`` parts."""
         files: dict[int, tuple[str, bytes]] = {}
+        record = request.get(RECORD, {})
         if request.content_type.startswith("multipart/"):
             body: dict[str, Any] = {}
             reader = await request.multipart()
@@ -139,6 +157,10 @@ class RestMixin:
                         continue
                     index = int(m.group(1) or m.group(2) or 0)
                     files[index] = (part.filename or f"file{index}", bytes(raw))  # type: ignore[union-attr]
+                    record.setdefault("files", []).append(
+                        [name, files[index][0], len(raw),
+                         part.headers.get("Content-Type")])  # type: ignore[union-attr]
+            record["json"] = body
             return body, files
         if not request.can_read_body:
             return {}, files
@@ -148,7 +170,9 @@ class RestMixin:
         try:
             data = json.loads(text)
         except ValueError as exc:
+            record["text"] = text
             raise DiscordAPIError(400, 50109, "The request body contains invalid JSON.") from exc
+        record["json"] = data
         return data if isinstance(data, dict) else {"__list__": data}, files
 
     # ------------------------------------------------------------------ validation
@@ -159,7 +183,7 @@ class RestMixin:
                 "content", "BASE_TYPE_MAX_LENGTH", "Must be 2000 or fewer in length."
             )
         flags = int(body.get("flags") or 0)
-        if flags & ~ALLOWED_MESSAGE_FLAGS:
+        if flags & ~self.allowed_message_flags:
             raise invalid_form("flags", "MESSAGE_FLAGS_INVALID", "Invalid message flags.")
         embeds = body.get("embeds") or []
         if len(embeds) > 10:
@@ -204,13 +228,6 @@ class RestMixin:
         components = body.get("components")
         if components:
             self._validate_components(components, v2=bool(flags & COMPONENTS_V2))
-            if flags & COMPONENTS_V2 and (content or embeds):
-                raise invalid_form(
-                    "content",
-                    "MESSAGE_CANNOT_USE_LEGACY_FIELDS_WITH_COMPONENTS_V2",
-                    "The 'content' and 'embeds' fields cannot be used when using "
-                    "MessageFlags.IS_COMPONENTS_V2",
-                )
 
     def _validate_components(
         self: FakeDiscord, components: list[dict[str, Any]], *, v2: bool
@@ -288,6 +305,55 @@ class RestMixin:
 
         walk(components, "components")
 
+    def _validate_layout(
+        self: FakeDiscord,
+        components: list[dict[str, Any]],
+        content: str,
+        embeds: list[dict[str, Any]],
+        attachments: list[FakeAttachment],
+    ) -> None:
+        """Discord's rules for a Components V2 message as it will be: no content or embeds,
+        at most 40 components (nested ones and accessories counted), at most 4,000
+        characters of text displays, and every ``attachment://`` media one of its files."""
+        if content or embeds:
+            raise invalid_form(
+                "content",
+                "MESSAGE_CANNOT_USE_LEGACY_FIELDS_WITH_COMPONENTS_V2",
+                "The 'content' and 'embeds' fields cannot be used when using "
+                "MessageFlags.IS_COMPONENTS_V2",
+            )
+        names = {a.filename for a in attachments}
+        count = 0
+        text = 0
+        stack = list(components)
+        while stack:
+            comp = stack.pop()
+            count += 1
+            if comp.get("type") == 10:
+                length = len(comp.get("content") or "")
+                if not 1 <= length <= V2_TEXT_LIMIT:
+                    raise invalid_form("components", "BASE_TYPE_BAD_LENGTH",
+                                       f"Must be between 1 and {V2_TEXT_LIMIT} in length.")
+                text += length
+            media = [comp.get("media")] if comp.get("type") in (11, 13) else [
+                item.get("media") for item in comp.get("items") or []]
+            if comp.get("type") == 12 and not 1 <= len(media) <= 10:
+                raise invalid_form("components", "BASE_TYPE_BAD_LENGTH",
+                                   "Must be between 1 and 10 in length.")
+            for item in media:
+                url = str((item or {}).get("url") or "")
+                if url.startswith("attachment://") and url[13:] not in names:
+                    raise invalid_form("components", "UNFURLED_MEDIA_ATTACHMENT_NOT_FOUND",
+                                       f"Attachment {url[13:]!r} was not found")
+            stack += comp.get("components") or []
+            stack += [comp[k] for k in ("accessory", "component") if isinstance(comp.get(k), dict)]
+        if count > V2_COMPONENT_LIMIT:
+            raise invalid_form("components", "BASE_TYPE_MAX_LENGTH",
+                               f"Must be {V2_COMPONENT_LIMIT} or fewer in length.")
+        if text > V2_TEXT_LIMIT:
+            raise invalid_form("components", "MAX_TEXT_DISPLAY_LENGTH_EXCEEDED",
+                               f"Text displays must be {V2_TEXT_LIMIT} or fewer in length.")
+
     def _apply_attachments(
         self: FakeDiscord,
         body: dict[str, Any],
@@ -342,6 +408,16 @@ class RestMixin:
         attachments = self._apply_attachments(
             body, files, msg.channel_id, msg.attachments, ephemeral=msg.ephemeral
         )
+        # once set, IS_COMPONENTS_V2 stays: an edit is judged against the whole result
+        if (msg.is_layout and edit) or int(body.get("flags") or 0) & COMPONENTS_V2:
+            self._validate_layout(
+                list(body.get("components") or []) if "components" in body or not edit
+                else msg.components,
+                str(body.get("content") or "") if "content" in body or not edit
+                else msg.content,
+                list(body.get("embeds") or []) if "embeds" in body or not edit else msg.embeds,
+                attachments if attachments is not None else msg.attachments,
+            )
         if edit:
             msg.history.append(msg.payload())
             msg.edited_at = iso()
@@ -358,7 +434,7 @@ class RestMixin:
         if attachments is not None:
             msg.attachments = attachments
         if "flags" in body and body["flags"] is not None:
-            keep = msg.flags & FakeMessage.EPHEMERAL
+            keep = msg.flags & (FakeMessage.EPHEMERAL | COMPONENTS_V2)
             msg.flags = (int(body["flags"]) & ~FakeMessage.EPHEMERAL) | keep
         if not edit:
             msg.tts = bool(body.get("tts"))
@@ -515,8 +591,10 @@ class RestMixin:
         if nonce is not None and body.get("enforce_nonce"):
             # Discord: a second message with the same nonce (within minutes) is not created;
             # the first one is returned
+            recent = discord.utils.utcnow().timestamp() - self.nonce_window
             for old in self.channel_messages(channel):
-                if old.nonce == str(nonce) and old.author.id == self.bot_user.id:
+                if (old.nonce == str(nonce) and old.author.id == self.bot_user.id
+                        and old.created_at.timestamp() >= recent):
                     return old.payload()
         if channel.is_dm:
             assert channel.recipient is not None
@@ -536,6 +614,7 @@ class RestMixin:
         msg = self._new_message(channel, self.bot_user)
         self._fill_message(msg, body, files, edit=False)
         msg.nonce = str(nonce) if nonce is not None else None
+        msg.pinged = msg.notified_user_ids()
         self.messages_posted += 1
         await self._store_message(msg)
         return msg.payload()
@@ -572,7 +651,14 @@ class RestMixin:
         if msg.author.id != self.bot_user.id:
             raise DiscordAPIError(403, 50005, "Cannot edit a message authored by another user")
         body, files = await self._read_body(request)
+        if channel.is_dm:
+            assert channel.recipient is not None
+            if not channel.recipient.dms_open:
+                raise DiscordAPIError(403, 50007, "Cannot send messages to this user")
+        else:  # what a post needs to see the channel and upload, an edit needs too
+            self._require(channel, Perm.VIEW_CHANNEL | (Perm.ATTACH_FILES if files else 0))
         self._fill_message(msg, body, files, edit=True)
+        self.messages_edited += 1
         await self._message_updated(msg)
         return msg.payload()
 

@@ -159,16 +159,21 @@ async def test_one_person_against_computers(storage: SqliteStorage, clock: Clock
     await service.add_bot(CH, ANN, "easy")
     await service.add_bot(CH, ANN, "normal")
     out = await service.start(CH, ANN)
-    assert [d.user_id for d in out.direct if d.kind == "hand"] == [ANN]
+    assert [d.user_id for d in out.direct if d.kind in ("hand", "your_turn")] == [ANN]
     played = await play_out(service, storage, random.Random(2))
     assert {o.events[0].seat for o in played if o.events and o.events[0].seat is not None}
     await check_outbox(storage)
-    # the person got his turn pings and hands; the computers' moves announced the turn to him
+    # the person's turns opened with a table message mentioning him; the computers' moves
+    # were shown by their turns' table messages, which mention nobody
     async with storage.read() as q:
         rows = await q.unsent(limit=100_000)
-    assert any(r.kind == "ping" and r.user_id == ANN for r in rows)
-    posts = [json.loads(r.body) for r in rows if r.kind == "post"]
-    assert any(p["text"].startswith(MARK) and p["image"] for p in posts)
+    tables = [json.loads(r.body)["table"] for r in rows if r.kind == "table"]
+    assert any(r.kind == "table" and r.user_id == ANN for r in rows)
+    assert not any(r.kind == "ping" for r in rows), "no ping message: the table mentions him"
+    info = await service.info(CH)
+    theirs = [t for t in tables if info.user_of(t["seat"]) != ANN]
+    assert theirs and all(t["mention"] is None and t["image"] for t in theirs)
+    assert any(t["lines"] for t in theirs)
 
 
 async def test_a_restart_during_a_computers_turn_loses_nothing(storage: SqliteStorage,

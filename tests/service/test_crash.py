@@ -3,6 +3,7 @@ and the outbox rows that announce exactly the committed commands."""
 
 from __future__ import annotations
 
+import json
 import signal
 import sqlite3
 import subprocess
@@ -32,12 +33,17 @@ async def _check(path: Path, version: int) -> None:
             moves = await q.moves(info.game_id)
         with sqlite3.connect(path) as raw:
             posts = raw.execute("SELECT COUNT(*) FROM outbox WHERE kind = 'post'").fetchall()
+            tables = raw.execute("SELECT COUNT(*) FROM outbox WHERE kind = 'table'").fetchall()
         assert len(moves) == state.step
         assert moves[-1].version == version
         assert await service.replayed_state(1) == state
-        # the outbox holds the announcement of exactly the committed commands:
-        # create, two joins and the start, then one boards post per move
-        assert posts[0][0] == 4 + len(moves) + (1 if state.over else 0)
+        # the outbox holds the announcement of exactly the committed commands: create, two
+        # joins and the start (and the summary after the last move) as posts; the first
+        # turn's table message, then an edit of it per move, and a new turn's message after
+        # every end of turn but the last
+        assert posts[0][0] == 4 + (1 if state.over else 0)
+        ends = sum(json.loads(m.action)["kind"] == "end_turn" for m in moves)
+        assert tables[0][0] == 1 + len(moves) + ends - (1 if state.over else 0)
 
 
 async def test_killed_inside_a_write_keeps_the_last_committed_move(tmp_path: Path) -> None:

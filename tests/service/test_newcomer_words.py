@@ -1,19 +1,22 @@
 """What a newcomer reads from the service, whatever the front end: the seat order from the
 first player, a turn ping that leaves the name to the mention, the terrain surcharge (R18)
-said with its terrain and, for the player whose cards the engine chose, how to choose others,
+said with its terrain (in the move's result and in the turn's table message, read from the log)
+and, for the player whose cards the engine chose, how to choose others,
 French élision, and what changed since a player's last move."""
 
 from __future__ import annotations
 
+import random
 import re
 
 import pytest
 
 import engine
-from bot import i18n
+from bot import i18n, surcharge
 from bot.service import GameService
 from engine import Age, BuildingType, Construct, MalformedAction
 from engine.builder import position
+from engine.random_player import random_action, seeking_action
 
 from .conftest import started_game
 
@@ -42,9 +45,9 @@ def _keep_position() -> engine.GameState:
 async def test_the_seat_order_starts_with_the_first_player(service: GameService) -> None:
     for channel in (81, 82, 83):
         out = await started_game(service, channel, players=3, seed=channel)
-        said = re.search(r"Seat order: (\w+), (\w+), (\w+)\. (\w+) plays first\.",
-                         out.public[-1].text)
-        assert said is not None and said[1] == said[4], out.public[-1].text
+        words = out.public[0].text  # then the first turn's picture, without words
+        said = re.search(r"Seat order: (\w+), (\w+), (\w+)\. (\w+) plays first\.", words)
+        assert said is not None and said[1] == said[4], words
         info, state = await service.snapshot(channel)
         assert [said[1], said[2], said[3]] == [
             info.names[(state.turn + i) % 3] for i in range(3)]
@@ -148,3 +151,33 @@ async def test_r29_the_preview_says_the_paradox_and_its_picture_never_hides_it(
     info, state = await service.snapshot(90)
     assert state.players[0].hand == [engine.Family.MILITARY] * 2 + [
         engine.Family.RELIGIOUS, engine.Family.CIVIL]  # a preview plays nothing
+
+
+async def test_r18_the_turns_table_message_says_the_surcharge_from_the_log(
+        service: GameService) -> None:
+    user = await _prepared(service, 90, _keep_position())
+    out = await service.act(90, user, Construct(age=Age.MIGHT, building=BuildingType.KEEP,
+                                                square="G8"))
+    paid = "  - Terrain surcharge (R18) +1: forest, paid with 1 religious (r)."
+    assert paid in out.tables[-1].lines[-1].split("\n")
+    ended = await service.act(90, user, engine.EndTurn())  # the turn's record keeps it
+    record = ended.tables[0]
+    assert record.closed and paid in "\n".join(record.lines).split("\n")
+
+
+@pytest.mark.parametrize("seed", [3, 14])
+def test_r18_a_logged_surcharge_reads_as_the_moves_result_said_it(seed: int) -> None:
+    """The table reads a move's surcharge from its logged event alone; it says what the
+    move's result said, with the state before the move, on every build of two games."""
+    state = engine.new_game(engine.Options(players=3 + seed % 2), seed)
+    chooser, compared = random.Random(seed), 0
+    while not state.over:
+        seat, action = (seeking_action if seed % 2 else random_action)(state, chooser)
+        new, events = engine.apply(state, seat, action)
+        logged = [engine.Event.model_validate(e.model_dump(mode="json")) for e in events]
+        p = surcharge.paid(state, seat, action, events)
+        said = surcharge.paid_sentence(p, "fr") if p is not None else ""
+        assert surcharge.logged(logged, seat, state.options.players, "fr") == said
+        compared += bool(said)
+        state = new
+    assert compared >= 3

@@ -48,10 +48,19 @@ async def test_create_join_start_seats_users_in_seeded_random_order(service: Gam
     assert [s.user_id for s in info.seats] == expected
     _, state = await service.snapshot(1)
     assert state == engine.new_game(engine.Options(players=4), 42)
-    # every player gets his hand privately; only the first player is pinged
-    assert sorted(d.user_id for d in out.direct if d.kind == "hand") == users
-    assert [p.user_id for p in out.pings] == [info.user_of(state.first_seat)]
-    assert out.public[0].image is not None and out.public[0].image.kind == "move"
+    # every player gets his hand privately, the first player with "your turn"; only he is
+    # mentioned, by the first turn's table message (no ping message of its own)
+    first = info.user_of(state.first_seat)
+    assert sorted(d.user_id for d in out.direct if d.kind == "hand") == sorted(
+        u for u in users if u != first)
+    assert [(d.user_id, d.turn) for d in out.direct if d.kind == "your_turn"] == [
+        (first, f"1:{state.first_seat}")]
+    assert [p.user_id for p in out.pings] == [first] and out.pings[0].in_table
+    assert [(t.turn, t.user_id, t.closed) for t in out.tables] == [
+        (f"1:{state.first_seat}", first, False)]
+    assert out.tables[0].image.kind == "table" and f"<@{first}>" in out.tables[0].header
+    assert out.public[1].image is not None and out.public[1].image.kind == "move"
+    assert out.public[1].in_table and not out.public[0].in_table
     assert "{P" not in out.public[0].text
 
 

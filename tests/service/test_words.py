@@ -156,7 +156,10 @@ async def test_an_outbox_row_keeps_the_language_of_its_commit(service: GameServi
     items = [await deliverer.message(r) for r in rows if r is not None]
     assert items and all(i.lang == "fr" for i in items)
     assert items[0].text.startswith("La partie commence.")
-    assert items[0].image is not None and items[0].image.lang == "fr"
+    item = next(i for i in items if i.table is not None)
+    assert item.table is not None and item.image is not None
+    assert item.table.header.startswith("**Manche 1 sur 7** · au tour de <@")
+    assert item.image.lang == "fr" and item.table.pending.startswith("En attente de ")
     later = await service.status(15)
     assert later.reply is not None and later.reply.text.startswith("Runde 1 von 7")
 
@@ -171,8 +174,9 @@ async def test_a_private_answer_draws_its_picture_in_the_readers_language(
     assert out.reply is not None and out.reply.text.startswith("Votre main : ")
     assert out.reply.image is not None and out.reply.image.lang == "fr"
     assert out.reply.image.alt.startswith("Votre main : ")
-    dm = next(d for d in start.direct if d.user_id == user and d.kind == "hand")
-    assert dm.text.startswith("Deine Hand: ") and dm.image is not None and dm.image.lang == "de"
+    dm = next(d for d in start.direct if d.user_id == user and d.kind == "your_turn")
+    assert dm.text.startswith("Du bist am Zug. Deine Hand: ")
+    assert dm.image is not None and dm.image.lang == "de"
 
 
 async def test_a_damaged_french_game_is_told_so_in_french(service: GameService,

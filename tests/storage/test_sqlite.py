@@ -182,6 +182,39 @@ async def test_round_trip_of_the_outbox_notices_previews_and_turn_timing(
         assert await q.pending_move("k" * 16) is None
 
 
+async def test_where_the_living_messages_are(storage: SqliteStorage) -> None:
+    """Migration 6: a turn's table message is recorded before its post (no id yet), then
+    with its id; a later keep replaces the row (a message posted anew); other keys and games
+    stay apart; both backends read a layout as a boolean and a 64-bit id whole."""
+    async with storage.write() as tx:
+        gid = await tx.insert_game(guild_id=1, channel_id=41, creator_id=1, settings="{}",
+                                   seed=1, now=5.0)
+        other = await tx.insert_game(guild_id=1, channel_id=42, creator_id=1, settings="{}",
+                                     seed=1, now=5.0)
+        assert await tx.living_message(gid, "table:1:0") is None
+        await tx.keep_living_message(gid, "table:1:0", channel_id=41, message_id=None,
+                                     layout=True, now=6.0)
+        await tx.keep_living_message(other, "table:1:0", channel_id=42, message_id=7,
+                                     layout=False, now=6.0)
+    async with storage.read() as q:
+        row = await q.living_message(gid, "table:1:0")
+        assert row is not None and (row.message_id, row.layout, row.channel_id) == (None, True, 41)
+    async with storage.write() as tx:
+        await tx.keep_living_message(gid, "table:1:0", channel_id=41, message_id=2 ** 62,
+                                     layout=False, now=7.0)
+        await tx.keep_living_message(gid, "hand:1:0:9", channel_id=99, message_id=3,
+                                     layout=False, now=7.0)
+    async with storage.read() as q:
+        row = await q.living_message(gid, "table:1:0")
+        assert row is not None
+        assert (row.game_id, row.key, row.channel_id, row.message_id, row.layout,
+                row.updated_at) == (gid, "table:1:0", 41, 2 ** 62, False, 7.0)
+        hand = await q.living_message(gid, "hand:1:0:9")
+        assert hand is not None and (hand.channel_id, hand.message_id) == (99, 3)
+        theirs = await q.living_message(other, "table:1:0")
+        assert theirs is not None and (theirs.message_id, theirs.layout) == (7, False)
+
+
 async def test_updates_of_any_fields_and_the_reads_around_them(storage: SqliteStorage) -> None:
     """The statements made per set of fields (update_game, update_seat) or per number of
     values (cancel_timers of some kinds), and the reads the round trips above leave out."""

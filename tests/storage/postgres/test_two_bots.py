@@ -18,6 +18,7 @@ from bot.settings import Settings
 from bot.storage.postgres import PgStorage
 from engine import Age, BuildingType, Construct
 from engine.builder import position
+from tests.discord.conftest import wait_until
 from tests.discord.test_bot_game import Table
 from tests.fakediscord.fake import FakeDiscord
 from tests.fakediscord.models import FakeGuild
@@ -118,9 +119,17 @@ async def test_a_game_served_by_two_bots_on_two_shards(fake: FakeDiscord, tmp_pa
             assert [m.version for m in moves] == sorted({m.version for m in moves})
             assert sum('"choose"' in m.action for m in moves) == 1  # applied once
             assert moves[-1].version == info.version
-            # the channel saw the build and the choice once each, posted by either bot
-            boards = [m for m in fake.channel_messages(ch)[posts_before:] if m.attachments]
-            assert len(boards) == 2
+            # the channel saw the build and the choice once each, on red's turn's table
+            # message, sent by either bot (one message edited; its picture with each edit)
+            def shown() -> list[str]:
+                return [line for m in fake.channel_messages(ch) if m.is_layout
+                        for line in m.text().split("\n") if line.startswith("- ")]
+
+            await wait_until(lambda: any("chooses" in line for line in shown()))
+            assert sum("Hamlet at H4" in line for line in shown()) == 1, shown()
+            assert sum("chooses" in line for line in shown()) == 1, shown()
+            assert not [m for m in fake.channel_messages(ch)[posts_before:]
+                        if m.attachments and not m.is_layout]
             prompts = [m for m in fake.dms(white) if any(
                 c.startswith("kh:ch:") for c in m.custom_ids())]
             assert len(prompts) == 1  # white was asked once
