@@ -1,6 +1,7 @@
 """/hint end to end through the fake Discord: acknowledged at once and privately, the plans sent
 after the search (which runs in the bot's worker pool), in the asker's language, within one
-message; refused privately once a keeper turns hints off; the count kept on the seat."""
+message; refused privately once a keeper turns hints off; the count kept on the seat; every
+request body as Discord's OpenAPI description (shared/discord-spec) accepts it."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from bot.discord.app import KhronosBot
 from bot.service import hints as hints_module
 from bot.service import is_computer
 from tests.discord.conftest import Scene, all_sent
+from tests.discord.discord_spec import findings
 from tests.fakediscord.models import FakeUser
 
 DEFERRED = 5  # DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE: "Bot is thinking…"
@@ -82,3 +84,6 @@ async def test_hint_in_discord(scene: Scene, monkeypatch: pytest.MonkeyPatch) ->
         assert refused.ephemeral and refused.content == i18n.text("hint.off", "fr")
         info = await bot.service.info(ch.id)
         assert [s.hints for s in info.seats if s.user_id == alice.id] == [2]
+    answers = [r for r in fake.requests if r["path"].startswith(("/webhooks/", "/interactions/"))]
+    assert answers and findings(answers) == []  # what Discord's OpenAPI checker accepts
+    assert findings(fake.requests) == []
