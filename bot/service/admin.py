@@ -165,7 +165,8 @@ class AdminMixin(RepairMixin):
                 raise LobbyError(tell("replace.computer_user"))
             old_name = info.names[seat]
             await tx.update_seat(game.id, seat, user_id=new_user_id, name=new_name, muted=0,
-                                 away_until=None, removed=0, joined_at=now)  # seated now
+                                 away_until=None, removed=0, joined_at=now,  # seated now
+                                 hints=0)  # the hints asked were the old player's
             fields: dict[str, object] = {}
             if game.creator_id == old_user_id:
                 fields["creator_id"] = new_user_id

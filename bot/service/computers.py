@@ -125,7 +125,7 @@ class ComputersMixin(LobbyMixin, TimersMixin):
             old_name = info.names[seat]
             name = computer_name(-uid, level)
             await tx.update_seat(game.id, seat, user_id=uid, name=name, muted=1,
-                                 away_until=None, removed=0)
+                                 away_until=None, removed=0, hints=0)
             settings = settings.model_copy(update={"bots": {**settings.bots, uid: level}})
             await tx.update_game(game.id, game.version, now=now,
                                  settings=settings.model_dump_json())

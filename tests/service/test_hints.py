@@ -72,7 +72,9 @@ async def test_on_by_default_with_a_computer_private_and_counted(
     again = await service.hint(CH, ANN)  # the same game, step and seat: the same plans
     assert again.reply is not None and again.reply.text == text
     assert await seat_hints(service, ANN) == 2
-    plain = await service.hint(CH, ANN, plain=True)
+    await service.replace_player(CH, ANN, ANN, ANN + 5, "Dee")  # his hints stay his
+    assert await seat_hints(service, ANN + 5) == 0
+    plain = await service.hint(CH, ANN + 5, plain=True)
     assert plain.reply is not None and "**" not in plain.reply.text
     assert plain.reply.text.replace("1. ", "**1.** ", 1).startswith(text[:len(text) // 3])
 
