@@ -123,7 +123,8 @@ async def test_a_german_game_frames_its_moves_and_settings_in_german(
     await started_game(service, 14, 2, seed=3)
     changed = await service.update_settings(14, 141, language="de")
     assert changed.public[0].text == (
-        "Ann stellt ein: Erinnerungen nach 24 h ohne Zug, keine Frist, Sprache: Deutsch.")
+        "Ann stellt ein: Erinnerungen nach 24 h ohne Zug, keine Frist, Sprache: Deutsch, "
+        "Tipps aus.")
     user, _ = await current_user(service, 14)
     status = await service.status(14)
     assert status.reply is not None and status.reply.text.startswith("Runde 1 von 7: ")
