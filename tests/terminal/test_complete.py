@@ -18,7 +18,8 @@ def _table(locale: str | None = None) -> Table:
 
 def test_the_command_word_in_the_readers_language_or_english() -> None:
     assert [v for v, _ in candidates("", "/bu", _table())] == ["/build"]
-    assert [v for v, _ in candidates("", "/cons", _table("fr"))] == ["/construire"]
+    assert [v for v, _ in candidates("", "/const", _table("fr"))] == ["/construire"]
+    assert [v for v, _ in candidates("", "/cons", _table("fr"))] == ["/conseil", "/construire"]
     assert [v for v, _ in candidates("", "/etat", _table("fr"))] == ["/état"]  # no accent
     found = dict(candidates("", "/he", _table()))
     assert found["/help"].startswith("/help: The commands")
