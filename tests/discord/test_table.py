@@ -47,8 +47,16 @@ def moves_of(msg: FakeMessage) -> list[str]:
 
 
 async def settled(bot: KhronosBot) -> None:
-    """Everything committed is sent (held edits included)."""
-    await bot.deliverer.drain(settle=True)
+    """Everything committed is sent (held edits included). A drain leaves a game that another
+    task is delivering at that moment to that task, so wait (at most 10 s) until no row is left
+    unsent: on a loaded machine the interaction's own delivery may still be under way."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + 10
+    while True:
+        await bot.deliverer.drain(settle=True)
+        if not await bot.deliverer.pending_games() or loop.time() > end:
+            return
+        await asyncio.sleep(0.02)
 
 
 async def started(scene: Scene, bot: KhronosBot, alice: FakeUser, bob: FakeUser,
