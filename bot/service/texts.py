@@ -149,7 +149,9 @@ def count_text(what: str, count: int, lang: str | None = None) -> str:
 
 def hand_text(state: GameState, seat: int, lang: str | None = None) -> str:
     p = state.players[seat]
-    where = say("hand.and", lang).join(age_name(a, lang) for a in p.adventurers)
+    ages = list(dict.fromkeys(p.adventurers))
+    where = (say("hand.both", lang, age=age_name(ages[0], lang)) if len(ages) == 1
+             else say("hand.and", lang).join(age_name(a, lang) for a in ages))
     text = say("hand.hand", lang, cards=cards_text(p.hand, lang),
                ecus=count_text("ecus", p.ecus, lang), cubes=count_text("cubes", p.cubes, lang),
                where=where)

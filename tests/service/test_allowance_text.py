@@ -56,3 +56,16 @@ def test_one_ecu_is_one_ecu() -> None:
     assert "1 écu, 1 cube," in hand_text(state, state.turn, "fr")
     p.ecus = 4
     assert "4 Ecus, 1 cube," in hand_text(state, state.turn)
+
+
+def test_both_adventurers_on_one_age_are_named_once_in_the_hand() -> None:
+    """R6: both adventurers start on Might; the hand says so once, in every language, and
+    names both ages once they stand apart."""
+    state = _state()
+    seat = state.turn
+    assert state.players[seat].adventurers == [Age.MIGHT, Age.MIGHT]
+    assert "adventurers on Might (both)." in hand_text(state, seat, "en")
+    assert "(les deux)." in hand_text(state, seat, "fr")
+    assert "(beide)." in hand_text(state, seat, "de")
+    state.players[seat].adventurers = [Age.FAITH, Age.MIGHT]
+    assert "adventurers on Faith and Might." in hand_text(state, seat, "en")
