@@ -16,37 +16,20 @@ from engine import (
     Demolish,
     EndTurn,
     GameState,
-    Options,
     Populate,
     Renovate,
     Upgrade,
-    apply,
-    current_seat,
-    new_game,
     player_view,
 )
+
+from .positions import turn_starts
 
 CARD_ACTIONS = (Construct, Upgrade, Demolish, Populate, Renovate)
 
 
-def _turn_starts(players: int, seed: int, turns: int) -> list[GameState]:
-    """The state at the start of the first ``turns`` turns of a game between easy computers."""
-    state = new_game(Options(players=players), seed)
-    chooser = random.Random(seed)
-    out = [state]
-    while not state.over and len(out) < turns:
-        seat = current_seat(state)
-        assert seat is not None
-        turn = state.turn
-        state, _ = apply(state, seat, choose_action(player_view(state, seat), "easy", 0, chooser))
-        if not state.over and state.turn != turn and state.pending is None:
-            out.append(state)
-    return out
-
-
 def _busy_turn(players: int, seed: int) -> GameState:
     """The first turn start where easy plays at least two card actions."""
-    for state in _turn_starts(players, seed, 6):
+    for state in turn_starts(players, seed, 6):
         _, actions = finish_turn(state, state.turn)
         if sum(isinstance(a, CARD_ACTIONS) for a in actions) >= 2:
             return state
@@ -69,7 +52,7 @@ def test_normal_always_weighs_the_turn_easy_would_play() -> None:
     after the replies unless it ends the turn more than ``SHORTLIST_MARGIN`` Ecus behind the
     best plan, and no plan that far behind is sampled."""
     kept = 0
-    for state in _turn_starts(2, 6, 7)[2:]:
+    for state in turn_starts(2, 6, 7)[2:]:
         seat = state.turn
         after, easy_actions = finish_turn(state, seat)
         easy_score = evaluate(after, seat, policy.CAREFUL)
@@ -89,7 +72,7 @@ def test_candidates_remembered_per_board_are_those_computed_afresh() -> None:
     gives the same candidates as an empty memory, over the turns of two games."""
     checked = 0
     for players, seed in ((2, 7), (4, 8)):
-        for state in _turn_starts(players, seed, 9)[1:]:
+        for state in turn_starts(players, seed, 9)[1:]:
             seat = state.turn
             warm = candidates(state, seat)
             policy._BOARD_MOVES.clear()
@@ -114,7 +97,7 @@ def test_rivals_reply_with_the_whole_turn_easy_would_play() -> None:
     """In ``normal``'s samples each replying rival plays its whole turn as ``easy`` plays it
     (greedy steps by the plain evaluation), and only the next ``rivals`` seats reply."""
     longest = 0
-    for state in _turn_starts(3, 11, 8)[3:6]:
+    for state in turn_starts(3, 11, 8)[3:6]:
         seat = state.turn
         mine, _ = finish_turn(state, seat)
         first = mine.turn
@@ -151,7 +134,7 @@ def test_the_first_sample_of_the_replies_is_taken_even_when_the_budget_is_spent(
     monkeypatch.setattr(policy, "shortlist", spy)
     monkeypatch.setattr(policy, "HARD_FACTOR", 1e6)
     monkeypatch.setattr(policy, "HARD_CAP_S", 600.0)
-    for state in _turn_starts(2, 4, 8)[1:]:
+    for state in turn_starts(2, 4, 8)[1:]:
         policy.forget_plans()
         choose_action(player_view(state, state.turn), "normal", 1e-4, random.Random(3))
         plans = weighed[-1]
