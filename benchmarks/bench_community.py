@@ -20,28 +20,22 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import random
 import statistics
 import sys
-import tempfile
 import time
-import uuid
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import asyncpg
+from backends import Storage, on_each_backend
 
 from bot.service import GameInfo, GameService, GameSettings, SeatInfo
 from bot.service.fairplay import rate_game
 from bot.storage.api import MoveRow
-from bot.storage.postgres import PgStorage
-from bot.storage.sqlite import SqliteStorage
 
-Storage = SqliteStorage | PgStorage
 GUILD = 1
 PLAYERS = 300
 BATCH = 50  # games per write transaction while filling
@@ -130,22 +124,7 @@ async def bench(name: str, storage: Storage, games: int, calls: int) -> None:
 
 
 async def main(games: int, calls: int) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        async with SqliteStorage(Path(tmp) / "bench.sqlite3") as s:
-            await bench("SQLite", s, games, calls)
-    url = os.environ.get("KHRONOS_BENCH_DATABASE_URL") or os.environ.get(
-        "KHRONOS_TEST_DATABASE_URL")
-    if not url:
-        print("PostgreSQL: no server (set KHRONOS_BENCH_DATABASE_URL)")
-        return
-    schema = f"bench_{uuid.uuid4().hex[:12]}"
-    try:
-        async with PgStorage(url, schema=schema) as pg:
-            await bench("PostgreSQL", pg, games, calls)
-    finally:
-        conn: Any = await asyncpg.connect(url)
-        await conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
-        await conn.close()
+    await on_each_backend(lambda name, storage: bench(name, storage, games, calls))
 
 
 if __name__ == "__main__":

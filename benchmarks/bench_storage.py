@@ -22,26 +22,22 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import random
 import statistics
 import sys
-import tempfile
 import time
-import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import asyncpg
+from backends import Storage, on_each_backend
 
-from bot.storage.postgres import PgRun, PgStorage, PgTx
+from bot.storage.postgres import PgRun, PgTx
 from bot.storage.sql import Run, SqlTx
-from bot.storage.sqlite import SqliteRun, SqliteStorage
+from bot.storage.sqlite import SqliteRun
 
-Storage = SqliteStorage | PgStorage
 READS = 2000  # queries per repeat
 WRITES = 200  # transactions per repeat
 
@@ -184,22 +180,7 @@ async def main(games: int, repeats: int) -> None:
           "transaction (6 queries)")
     print(f"{'backend':<11} {'read wall':>9} {'read CPU':>9} {'write wall':>10} "
           f"{'write CPU':>10}")
-    with tempfile.TemporaryDirectory() as tmp:
-        async with SqliteStorage(Path(tmp) / "bench.sqlite3") as s:
-            await bench("SQLite", s, games, repeats)
-    url = os.environ.get("KHRONOS_BENCH_DATABASE_URL") or os.environ.get(
-        "KHRONOS_TEST_DATABASE_URL")
-    if not url:
-        print("PostgreSQL: no server (set KHRONOS_BENCH_DATABASE_URL)")
-        return
-    schema = f"bench_{uuid.uuid4().hex[:12]}"
-    try:
-        async with PgStorage(url, schema=schema) as pg:
-            await bench("PostgreSQL", pg, games, repeats)
-    finally:
-        conn: Any = await asyncpg.connect(url)
-        await conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
-        await conn.close()
+    await on_each_backend(lambda name, storage: bench(name, storage, games, repeats))
 
 
 if __name__ == "__main__":
