@@ -100,7 +100,7 @@ async def bench(name: str, storage: Storage, games: int, repeats: int) -> None:
 # --- the query layer alone ----------------------------------------------------------------------
 
 _GAME = (1, 1, 5, 7, "active", "{}", 3, "{}", None, 0, 4, 0.0, 0.0, None, None)
-_SEAT = (1, 0, 7, "Ann", 0.0, 0, None, 0)
+_SEAT = (1, 0, 7, "Ann", 0.0, 0, None, 0, 0)
 _TIMER = (1, 1, "reminder", 0, 7, 9.0, "{}", 0.0)
 
 
