@@ -27,11 +27,10 @@ from .model import (
 from .moves import MovesMixin, refusal
 from .results import GameInfo, HistoryEntry, Image, Outcome, Reply
 from .states import BrokenEntry, effective_moves, replay
+from .table import own_hand
 from .texts import (
-    cards_text,
     channel_link,
     events_text,
-    hand_text,
     say,
     shown_name,
     status_text,
@@ -101,12 +100,7 @@ class ReadingMixin(MovesMixin):
             seats = await q.seats(game.id)
         info = self._info(game, seats)
         state = self._state(game, info)
-        seat = self._seat(info, user_id)
-        lang = i18n.language(i18n.reader())  # a private answer: the picture in his words too
-        image = Image("hand", state, info.plain_names, (),
-                      say("image.hand_alt", lang, cards=cards_text(state.players[seat].hand, lang)),
-                      seat=seat, lang=lang)
-        return Outcome(game=info, reply=Reply(hand_text(state, seat, lang), image, True))
+        return own_hand(info, state, self._seat(info, user_id))
 
     async def history(self, channel_id: int, limit: int = 15) -> Outcome:
         entries = await self.history_entries(channel_id, limit)

@@ -76,6 +76,15 @@ def move_words(events: Sequence[Event], names: dict[int, str], lang: str, *,
     return "\n".join([f"- {mark}{first}", *(f"  - {line}" for line in rest)])
 
 
+
+def own_hand(info: GameInfo, state: GameState, seat: int) -> Outcome:
+    """A seat's own hand, text and picture, for its player only (in his language)."""
+    lang = i18n.language(i18n.reader())  # a private answer: the picture in his words too
+    image = Image("hand", state, info.plain_names, (),
+                  say("image.hand_alt", lang, cards=cards_text(state.players[seat].hand, lang)),
+                  seat=seat, lang=lang)
+    return Outcome(game=info, reply=Reply(hand_text(state, seat, lang), image, True))
+
 class TableMixin(ScheduleMixin):
     """The turns' table messages a command changes, and the reads of their buttons."""
 
@@ -176,12 +185,7 @@ class TableMixin(ScheduleMixin):
         has no seat in the game."""
         async with self.storage.read() as q:
             info, state = await self._table_game(q, game_id)
-        seat = self._seat(info, user_id)
-        lang = i18n.language(i18n.reader())  # a private answer: the picture in his words too
-        image = Image("hand", state, info.plain_names, (),
-                      say("image.hand_alt", lang, cards=cards_text(state.players[seat].hand, lang)),
-                      seat=seat, lang=lang)
-        return Outcome(game=info, reply=Reply(hand_text(state, seat, lang), image, True))
+        return own_hand(info, state, self._seat(info, user_id))
 
     async def table_boards(self, game_id: int) -> Outcome:
         """Boards: the three ages large, privately (the full-size picture of the table)."""
