@@ -22,6 +22,7 @@ English, French or German (``/construire donjon C4 puissance``), accents optiona
 from __future__ import annotations
 
 import shlex
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -122,12 +123,12 @@ def _usage(spec: CommandSpec) -> str:
     return i18n.private("parse.usage", usage=localize_line(spec.usage, i18n.reader()))
 
 
-def _named(spec: CommandSpec, tokens: list[str]) -> tuple[dict[str, Any], list[str]]:
-    """The parameters named in ``tokens`` (``age:might``, ``pay mr``, ``payer:mr``), converted,
-    and the other tokens in order. Raises ValueError with a sentence."""
+def _read_tokens(spec: CommandSpec,
+                 tokens: list[str]) -> Iterator[tuple[str, str | None, str | None]]:
+    """Each typed word as (word, parameter, text): a named option (``age:might``) or a keyword
+    and the word after it (``pay mr``) give their parameter and its text (a keyword with no
+    word after it: None); any other word gives no parameter and its own text."""
     by_name = {p.name: p for p in spec.params}
-    args: dict[str, Any] = {}
-    positional: list[str] = []
     i = 0
     while i < len(tokens):
         tok = tokens[i]
@@ -135,15 +136,28 @@ def _named(spec: CommandSpec, tokens: list[str]) -> tuple[dict[str, Any], list[s
         named = words.read_option(key, by_name) if sep else None
         keyword = words.read_option(tok, spec.keywords) if not sep else None
         if named is not None:
-            args[named] = convert(by_name[named], value)
+            yield tok, named, value
         elif keyword is not None:
-            if i + 1 >= len(tokens):
-                raise ValueError(i18n.private("parse.after", value=excerpt(tok)))
-            args[keyword] = convert(by_name[keyword], tokens[i + 1])
+            yield tok, keyword, tokens[i + 1] if i + 1 < len(tokens) else None
             i += 1
         else:
-            positional.append(tok)
+            yield tok, None, tok
         i += 1
+
+
+def _named(spec: CommandSpec, tokens: list[str]) -> tuple[dict[str, Any], list[str]]:
+    """The parameters named in ``tokens`` (``age:might``, ``pay mr``, ``payer:mr``), converted,
+    and the other tokens in order. Raises ValueError with a sentence."""
+    by_name = {p.name: p for p in spec.params}
+    args: dict[str, Any] = {}
+    positional: list[str] = []
+    for tok, name, value in _read_tokens(spec, tokens):
+        if name is None:
+            positional.append(tok)
+        elif value is None:
+            raise ValueError(i18n.private("parse.after", value=excerpt(tok)))
+        else:
+            args[name] = convert(by_name[name], value)
     return args, positional
 
 
@@ -198,25 +212,16 @@ def read_partial(spec: CommandSpec, tokens: list[str]) -> dict[str, Any]:
     by_name = {p.name: p for p in spec.params}
     free = list(spec.params)
     args: dict[str, Any] = {}
-    i = 0
-    while i < len(tokens):
-        tok = tokens[i]
-        key, sep, value = tok.partition(":") if ":" in tok else tok.partition("=")
-        named = words.read_option(key, by_name) if sep else None
-        keyword = words.read_option(tok, spec.keywords) if not sep else None
+    for tok, name, value in _read_tokens(spec, tokens):
+        taken = name if value is not None else None  # a keyword still waiting for its word
         try:
-            if named is not None:
-                args[named] = convert(by_name[named], value)
-            elif keyword is not None and i + 1 < len(tokens):
-                named = keyword
-                args[keyword] = convert(by_name[keyword], tokens[i + 1])
-                i += 1
-            elif keyword is None and free:
+            if name is not None and value is not None:
+                args[name] = convert(by_name[name], value)
+            elif name is None and free:
                 _place(tok, free, args)
         except ValueError:
             pass
-        free = [p for p in free if p.name not in args and p.name != named]
-        i += 1
+        free = [p for p in free if p.name not in args and p.name != taken]
     return args
 
 
