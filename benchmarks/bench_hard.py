@@ -24,6 +24,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench_ai import use_cpu_clock
+
 from ai import hard
 from ai.choose import choose_action
 from ai.coach import hints
@@ -54,13 +56,6 @@ def turn_views(players: int, seed: int, every: int) -> list[PlayerView]:
 
 def p95(values: list[float]) -> float:
     return sorted(values)[int(0.95 * (len(values) - 1))]
-
-
-def use_cpu_clock() -> None:
-    """Make ``time.perf_counter`` (the searches' and the timings' clock) count the process's
-    CPU time: on a shared machine, a search then gets the same work for its budget however
-    busy the other cores are, and the times are those of one core to itself."""
-    time.perf_counter = time.process_time
 
 
 def main() -> None:

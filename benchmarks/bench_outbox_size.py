@@ -18,9 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import random
-import shutil
 import sqlite3
-import subprocess
 import sys
 import tempfile
 import uuid
@@ -29,7 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import asyncpg
-from bench_scale import ROOT, _server
+from bench_scale import _server, _stop_server
 
 from bot.service import GameService
 from bot.service.outbox import Deliverer, Delivery
@@ -180,10 +178,7 @@ def main() -> int:
     try:
         asyncio.run(run(args.games, url))
     finally:
-        if folder is not None:
-            subprocess.run([str(ROOT / ".ci" / "postgres"), "stop", str(folder)],
-                           capture_output=True, check=False)
-            shutil.rmtree(folder, ignore_errors=True)
+        _stop_server(folder)
     return 0
 
 

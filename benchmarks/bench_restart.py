@@ -26,11 +26,9 @@ import asyncio
 import contextlib
 import json
 import random
-import shutil
 import signal
 import sqlite3
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -44,7 +42,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import asyncpg
-from bench_scale import ROOT, _server
+from bench_scale import _server, _stop_server
 
 import engine
 from bot.service import GameService
@@ -412,10 +410,7 @@ def main() -> int:
         with tempfile.TemporaryDirectory() as tmp:
             asyncio.run(run(args.kills, url, Path(tmp), args.parts))
     finally:
-        if folder is not None:
-            subprocess.run([str(ROOT / ".ci" / "postgres"), "stop", str(folder)],
-                           capture_output=True, check=False)
-            shutil.rmtree(folder, ignore_errors=True)
+        _stop_server(folder)
     return 0
 
 

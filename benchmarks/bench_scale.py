@@ -208,6 +208,14 @@ def _server() -> tuple[str | None, Path | None]:
     return done.stdout.strip(), folder
 
 
+def _stop_server(folder: Path | None) -> None:
+    """Stop and remove the throwaway server ``_server`` started (nothing for a given URL)."""
+    if folder is not None:
+        subprocess.run([str(ROOT / ".ci" / "postgres"), "stop", str(folder)],
+                       capture_output=True, check=False)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def _postmaster(folder: Path | None) -> int | None:
     """The pid of the throwaway server (None for a server given by URL)."""
     if folder is None:
@@ -274,10 +282,7 @@ def main() -> int:
                 finally:
                     asyncio.run(_drop_schema(url, schema))
         finally:
-            if folder is not None:
-                subprocess.run([str(ROOT / ".ci" / "postgres"), "stop", str(folder)],
-                               check=False)
-                shutil.rmtree(folder, ignore_errors=True)
+            _stop_server(folder)
 
     print(f"\nstored moves, {args.games} active games in the database, {args.seconds:.0f} s per "
           f"row, {os.cpu_count()} CPUs")
