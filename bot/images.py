@@ -56,8 +56,10 @@ def render_image(image: Image) -> tuple[bytes, str, str]:
         return png, "before-after.png", fit(i18n.text("image.compare_alt", lang,
                                                     alt=image.alt), ALT_TEXT_LIMIT)
     if image.kind == "table":  # made for the chat preview; its alt text fits by design
-        return (render.table_png(view, names, events, lang=lang), "table.png",
-                render.table_alt_text(view, names, events, lang=lang))
+        # the whole turn's changes outlined (a row written before it kept the last move's)
+        marks = render.turn_highlights(image.turn, view) if image.turn else None
+        return (render.table_png(view, names, events, marks, lang=lang), "table.png",
+                render.table_alt_text(view, names, events, marks, lang=lang))
     alt = render.alt_text(view, names, events, lang=lang)
     if image.age is not None:
         return (render.age_png(view, image.age, names, highlights, lang=lang),

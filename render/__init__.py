@@ -14,7 +14,8 @@
   round; its figures come from ``game_summary`` or ``summary_from_moves``.
 - ``alt_text``, ``summary_alt_text``, ``table_alt_text``: the images in words, at most
   1,024 characters (whole sentences, the most important first).
-- ``highlights_from_events``: the squares a move changed, per age, for ``highlights=``.
+- ``highlights_from_events``: the squares a move changed, per age, for ``highlights=``;
+  ``turn_highlights``: those a whole turn changed and that still show it (the table image).
 
 Fonts are shipped in ``render/fonts/`` (DejaVu, Bitstream Vera licence) and loaded only from
 there, so an image is the same on every machine. Every word drawn comes from
@@ -32,7 +33,7 @@ from .summary import (
     summary_png,
 )
 from .table import table_alt_text, table_png
-from .text import ALT_TEXT_LIMIT, alt_text, highlights_from_events
+from .text import ALT_TEXT_LIMIT, alt_text, highlights_from_events, turn_highlights
 
 __all__ = [
     "ALT_TEXT_LIMIT",
@@ -51,4 +52,5 @@ __all__ = [
     "summary_png",
     "table_alt_text",
     "table_png",
+    "turn_highlights",
 ]

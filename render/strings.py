@@ -156,6 +156,7 @@ CATALOGUE: dict[str, str] = {
     "alt.table_focus": "{age} is shown large ({window}), the two other ages small.",
     "alt.window": "columns {first} to {last}, rows {top} to {bottom}",
     "alt.whole_board": "the whole board",
+    "alt.turn_outlined": "The turn's earlier changes are outlined too, on {ages}.",
     "colour.indigo": "indigo",
     "colour.pale_yellow": "pale yellow",
     "colour.wine": "wine",

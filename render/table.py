@@ -23,7 +23,7 @@ from .images import focus_age
 from .marks import choice_marks, draw_marks, mark_squares
 from .panel import draw_lines, seat_name, status_line
 from .png import encode
-from .strings import age_name, say, say_n, speaking
+from .strings import age_name, joined, say, say_n, speaking
 from .style import (
     BANNER,
     BOLD,
@@ -147,14 +147,16 @@ class TableLayout:
 def table_focus(view: PublicView, highlights: dict[Age, set[int]],
                 events: Sequence[Event]) -> Age:
     """The age shown large: a pending choice's, else the one the move happened on
-    (``images.focus_age``), else, at the start of a turn, the board where the player to move
-    has his first adventurer."""
+    (``images.focus_age`` of the move's own changes: outlines of the turn's earlier moves
+    do not move it), else the earliest age outlined, else, at the start of a turn, the board
+    where the player to move has his first adventurer."""
     if view.pending is None and not any(highlights.values()) and not any(
             e.age is not None for e in events) and not view.over:
         adventurers = view.players[view.turn].adventurers
         if adventurers:
             return Age(adventurers[0])
-    return focus_age(highlights, list(events), view)
+    moved = highlights_from_events(list(events))
+    return focus_age(moved if any(moved.values()) else highlights, list(events), view)
 
 
 def table_layout(view: PublicView, names: list[str], events: Sequence[Event] = (),
@@ -275,4 +277,14 @@ def table_alt_text(view: PublicView, names: list[str], events: Sequence[Event] =
             "alt.window", first=COL_LETTERS[win.col], last=COL_LETTERS[win.col + win.cols - 1],
             top=win.row + 1, bottom=win.row + win.rows)
         large = say("alt.table_focus", age=age_name(lay.focus), window=shown)
-        return fit_sentences(alt_units(view, names, list(events), [head], [large]))
+        return fit_sentences(alt_units(view, names, list(events), [head],
+                                       [*_outlined_too(events, highlights), large]))
+
+
+def _outlined_too(events: Sequence[Event],
+                  highlights: dict[Age, set[int]] | None) -> list[str]:
+    """The sentence naming the ages where ``highlights`` outline more than the move did (the
+    turn's earlier changes), or none."""
+    moved = highlights_from_events(list(events))
+    ages = [a for a in Age if (highlights or {}).get(a, set()) - moved.get(a, set())]
+    return [say("alt.turn_outlined", ages=joined([age_name(a) for a in ages]))] if ages else []

@@ -59,6 +59,35 @@ def highlights_from_events(events: list[Event]) -> dict[Age, set[int]]:
     return out
 
 
+# Events that put a tile on squares the turn found empty: R15 builds only on empty squares,
+# and a ripple copy's paradox (R29) says its "removed" before the copy's "rippled".
+_PLACES = frozenset({"built", "rippled"})
+
+
+def turn_highlights(events: Sequence[Event], view: PublicView) -> dict[Age, set[int]]:
+    """The squares a whole turn changed, for the table image: ``events`` are those of the
+    turn's moves still in effect, in order, and ``view`` the state after them. Every square
+    they changed (``highlights_from_events``), each once, less the squares the turn first
+    filled and left empty again (a building it put there and then lost, or downsized off
+    them): the image shows what is there now, and an outline around a square the turn found
+    empty and leaves empty would mark a change that is not there. A square the turn found
+    built on stays outlined, empty or not (a demolition, a building erased)."""
+    first: dict[tuple[Age, int], str] = {}  # the kind of the first event that touched a square
+    for event in events:
+        if event.age is None or event.kind in _NOT_A_CHANGE:
+            continue
+        for square in event.squares:
+            first.setdefault((Age(event.age), square), event.kind)
+    taken = {age: covered_squares(view.boards[age]) | set(view.boards[age].hamlet_cubes)
+             for age in Age}
+    out: dict[Age, set[int]] = {}
+    for (age, square), kind in first.items():
+        if kind in _PLACES and square not in taken[age]:
+            continue
+        out.setdefault(age, set()).add(square)
+    return out
+
+
 def event_sentence(event: Event, seat_names: list[str]) -> str:
     """One event's sentence in the current language (the engine's catalogue, ``describe``),
     with the players' names and without rule numbers (those are for refusals)."""

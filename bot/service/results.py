@@ -83,13 +83,15 @@ class GameInfo:
 
 
 ImageKind = Literal["boards", "move", "hand", "compare", "summary", "table"]
+TURN_FIELDS = {"kind", "age", "squares"}  # what a table image keeps of its turn's events
 
 
 class Image:
     """An image to render (``bot.images.render_image``): ``move`` → the moved age large and the
     others small (``render.move_png``), the post after a move; ``table`` → the picture of the
     turn's table message (``render.table_png``: made for the chat preview; ``events`` are the
-    last move's); ``boards`` → every age large
+    last move's, ``turn`` the events of every change of a board the turn made, all outlined:
+    ``render.turn_highlights``); ``boards`` → every age large
     (``render.boards_png``), or one age (``age``); ``hand`` → ``render.hand_png``; ``compare``
     → before and after a move; ``summary`` → the end-of-game picture, from the seed and the
     effective move log (``moves``: ``(seat, action JSON)`` pairs).
@@ -98,7 +100,7 @@ class Image:
     the log (``to_json``: with a copy of the state, for a state the log does not give)."""
 
     __slots__ = ("_before", "_state", "_view", "age", "alt", "events", "kind", "lang", "moves",
-                 "names", "seat", "seed")
+                 "names", "seat", "seed", "turn")
 
     def __init__(
         self,
@@ -115,6 +117,7 @@ class Image:
         seed: int | None = None,
         moves: Sequence[tuple[int, str]] = (),
         lang: str = "en",
+        turn: Sequence[Event] = (),
     ) -> None:
         if state is None and view is None:
             raise ValueError("an Image needs a state or a view")
@@ -130,6 +133,8 @@ class Image:
         self.seed = seed  # "summary": the game's seed
         self.moves = tuple(moves)  # "summary": the effective move log
         self.lang = lang  # the game's language (GameSettings.language)
+        # "table": the events of the turn's moves in effect that changed a board, in order
+        self.turn = tuple(turn)
 
     @property
     def state(self) -> GameState | None:
@@ -156,7 +161,7 @@ class Image:
         kind: ImageKind = "boards" if self.kind == "move" else self.kind
         return Image(kind, self._state, self.names, self.events, self.alt, seat=self.seat,
                      age=age, view=self._view, before=self._before, seed=self.seed,
-                     moves=self.moves, lang=self.lang)
+                     moves=self.moves, lang=self.lang, turn=self.turn)
 
     def to_json(self, dumped: dict[int, Any] | None = None) -> dict[str, Any]:
         """The image as JSON with a copy of its state (and of the state before, the seed and
@@ -191,6 +196,9 @@ class Image:
             "seat": self.seat,
             "age": self.age.name if self.age is not None else None,
             "lang": self.lang,
+            # of the turn's events, what an outline needs (their words are in the log)
+            **({"turn": [e.model_dump(mode="json", include=TURN_FIELDS) for e in self.turn]}
+               if self.turn else {}),
         }
 
     @classmethod
@@ -216,6 +224,7 @@ class Image:
             seed=seed,
             moves=moves,
             lang=str(data.get("lang", "en")),
+            turn=[Event.model_validate({"text": "", **e}) for e in data.get("turn", [])],
         )
 
     @property

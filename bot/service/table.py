@@ -140,7 +140,8 @@ class TableMixin(ScheduleMixin):
             header = say("table.header", lang, round=round_, who=who)
             if due is not None:
                 header += say("table.deadline", lang, due=when(due))
-        events: list[Event] = []  # the picture outlines the turn's last change of a board
+        events: list[Event] = []  # the turn's last change of a board: its age shown large
+        changes: list[Event] = []  # every change of a board the turn made: all outlined
         lines = []
         for m in moves:
             said = events_of(m.events, lang)
@@ -149,8 +150,9 @@ class TableMixin(ScheduleMixin):
                                     computer=m.user_id is not None and is_computer(m.user_id)))
             if json.loads(m.action).get("kind") in BOARD_KINDS:
                 events = said
+                changes += said
         lines += [f"- {note}" for note in notes]
-        image = Image("table", state, info.plain_names, events, lang=lang)
+        image = Image("table", state, info.plain_names, events, lang=lang, turn=changes)
         return Table(key, seat, user if mention else None, header, tuple(lines),
                      self._pending_line(info, state, seat, closed, lang), image, closed)
 

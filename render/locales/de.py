@@ -120,6 +120,7 @@ CATALOGUE: dict[str, str] = {
     "alt.table_focus": "Groß gezeigt: {age} ({window}); die beiden anderen Zeitalter klein.",
     "alt.window": "Spalten {first} bis {last}, Zeilen {top} bis {bottom}",
     "alt.whole_board": "der ganze Spielplan",
+    "alt.turn_outlined": "Ebenfalls umrandet: die früheren Änderungen dieses Zuges, auf {ages}.",
     "alt.cards.one": "{n} Karte",
     "alt.cards.other": "{n} Karten",
     "alt.cubes.one": "{n} Würfel",

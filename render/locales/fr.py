@@ -120,6 +120,7 @@ CATALOGUE: dict[str, str] = {
     "alt.table_focus": "En grand : {age} ({window}) ; les deux autres âges en petit.",
     "alt.window": "colonnes {first} à {last}, lignes {top} à {bottom}",
     "alt.whole_board": "tout le plateau",
+    "alt.turn_outlined": "Les changements précédents du tour sont entourés aussi, sur {ages}.",
     "alt.cards.one": "{n} carte",
     "alt.cards.other": "{n} cartes",
     "alt.cubes.one": "{n} cube",

@@ -69,6 +69,21 @@ async def started_game(
     return await service.start(channel, users[0])
 
 
+async def prepared_game(service: GameService, channel: int, state: engine.GameState) -> int:
+    """A started 3-player game whose stored state is ``state``; the user of seat 0."""
+    await started_game(service, channel, players=3)
+    info, _ = await service.snapshot(channel)
+    async with service.storage.write() as tx:
+        game = await tx.game(info.game_id)
+        assert game is not None
+        text = state.model_dump_json()
+        await tx.update_game(game.id, game.version, now=0.0, state=text, checkpoint=text,
+                             checkpoint_seq=await tx.last_seq(game.id))
+    user = info.user_of(0)
+    assert user is not None
+    return user
+
+
 async def current_user(service: GameService, channel: int) -> tuple[int, engine.GameState]:
     info, state = await service.snapshot(channel)
     seat = engine.current_seat(state)

@@ -18,22 +18,7 @@ from engine import Age, BuildingType, Construct, MalformedAction
 from engine.builder import position
 from engine.random_player import random_action, seeking_action
 
-from .conftest import started_game
-
-
-async def _prepared(service: GameService, channel: int, state: engine.GameState) -> int:
-    """A started 3-player game whose stored state is ``state``; the user of seat 0."""
-    await started_game(service, channel, players=3)
-    info, _ = await service.snapshot(channel)
-    async with service.storage.write() as tx:
-        game = await tx.game(info.game_id)
-        assert game is not None
-        text = state.model_dump_json()
-        await tx.update_game(game.id, game.version, now=0.0, state=text, checkpoint=text,
-                             checkpoint_seq=await tx.last_seq(game.id))
-    user = info.user_of(0)
-    assert user is not None
-    return user
+from .conftest import prepared_game, started_game
 
 
 def _keep_position() -> engine.GameState:
@@ -60,7 +45,7 @@ async def test_the_turn_ping_leaves_the_name_to_its_mention(service: GameService
 
 async def test_r18_a_surcharge_is_said_with_its_terrain_and_how_to_pay_it_otherwise(
         service: GameService) -> None:
-    user = await _prepared(service, 85, _keep_position())
+    user = await prepared_game(service, 85, _keep_position())
     keep = Construct(age=Age.MIGHT, building=BuildingType.KEEP, square="G8")
     out = await service.act(85, user, keep)
     post = out.public[0].text
@@ -71,7 +56,7 @@ async def test_r18_a_surcharge_is_said_with_its_terrain_and_how_to_pay_it_otherw
 
 
 async def test_r18_no_surcharge_no_sentence(service: GameService) -> None:
-    user = await _prepared(service, 86, _keep_position())
+    user = await prepared_game(service, 86, _keep_position())
     out = await service.act(86, user, Construct(age=Age.MIGHT, building=BuildingType.KEEP,
                                                 square="F1"))
     assert "surcharge" not in out.public[0].text and out.reply is None
@@ -79,7 +64,7 @@ async def test_r18_no_surcharge_no_sentence(service: GameService) -> None:
 
 async def test_r18_a_refusal_for_cards_says_the_terrain_in_the_readers_language(
         service: GameService) -> None:
-    user = await _prepared(service, 87, position(
+    user = await prepared_game(service, 87, position(
         3, hands={0: "mm"}, adventurers={0: [Age.MIGHT, Age.MIGHT]}))
     keep = Construct(age=Age.MIGHT, building=BuildingType.KEEP, square="G8")
     with i18n.reading("fr"), pytest.raises(engine.EngineError) as refused:
@@ -135,7 +120,7 @@ async def test_r29_the_preview_says_the_paradox_and_its_picture_never_hides_it(
     from bot.images import names_list
     from render.images import move_layout
 
-    user = await _prepared(service, 90, position(
+    user = await prepared_game(service, 90, position(
         3, faith="Watchtower G8 0", hands={0: "mmrc"}, adventurers={0: [Age.MIGHT, Age.MIGHT]}))
     seen = await preview_of(service, Context(90, user, "Ann"), "build", {
         "building": BuildingType.KEEP, "square": "G8", "age": Age.MIGHT})
@@ -155,7 +140,7 @@ async def test_r29_the_preview_says_the_paradox_and_its_picture_never_hides_it(
 
 async def test_r18_the_turns_table_message_says_the_surcharge_from_the_log(
         service: GameService) -> None:
-    user = await _prepared(service, 90, _keep_position())
+    user = await prepared_game(service, 90, _keep_position())
     out = await service.act(90, user, Construct(age=Age.MIGHT, building=BuildingType.KEEP,
                                                 square="G8"))
     paid = "  - Terrain surcharge (R18) +1: forest, paid with 1 religious (r)."
