@@ -430,6 +430,7 @@ class Deliverer:
         self._replies: dict[int, ReplySender] = {}
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._closing = False  # stop() asked the background task to end after its pass
         self.delivered = 0  # rows delivered (for tests and benchmarks)
         # who holds a game's claim: this deliverer of this process
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
@@ -670,21 +671,32 @@ class Deliverer:
 
     def start(self) -> None:
         if self._task is None or self._task.done():
+            self._closing = False
             self._task = asyncio.create_task(self._run(), name="khronos-outbox")
 
     def wake(self) -> None:
         self._wake.set()
 
-    async def stop(self) -> None:
+    async def stop(self, grace: float = 0.0) -> None:
+        """End the background task. A pass under way (a row being sent) goes on for up to
+        ``grace`` seconds, so that a message Discord takes is marked sent: cut halfway, the
+        row would stay unsent while its message may be out, and a later row of the same
+        turn's table (``superseded``) would post a second table message. Then it is
+        cancelled."""
         task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        if task is None:
+            return
+        self._closing = True
+        self._wake.set()  # a task between passes ends at once
+        if grace > 0:
+            await asyncio.wait({task}, timeout=grace)
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
 
     async def _run(self) -> None:
         failing = 0
-        while True:
+        while not self._closing:
             self._wake.clear()
             delay = IDLE_POLL
             try:
