@@ -402,6 +402,40 @@ def reply_may_come(item: Delivery, now: float, *, process: str, started_at: floa
     return item.created_at >= started_at
 
 
+class GameLocks:
+    """One flush of a game at a time in this process. Per game with a flush running or
+    waiting: its lock and how many flushes use it (the entry goes with the last one, so a
+    long-lived process keeps none for idle games)."""
+
+    def __init__(self) -> None:
+        self._locks: dict[int, tuple[asyncio.Lock, list[int]]] = {}
+
+    def __len__(self) -> int:
+        return len(self._locks)
+
+    @contextlib.asynccontextmanager
+    async def hold(self, game_id: int, deadline: float) -> AsyncIterator[bool]:
+        """The game's lock, waited for until ``deadline`` (``time.monotonic``): yields
+        whether it was taken. The lock is dropped when unused."""
+        lock, users = self._locks.setdefault(game_id, (asyncio.Lock(), [0]))
+        users[0] += 1
+        taken = False
+        try:
+            left = deadline - time.monotonic()
+            if not lock.locked():  # taken at once, even with no time to wait
+                taken = await lock.acquire()
+            elif left > 0:
+                with contextlib.suppress(TimeoutError):
+                    taken = await asyncio.wait_for(lock.acquire(), left)
+            yield taken
+        finally:
+            if taken:
+                lock.release()
+            users[0] -= 1
+            if not users[0]:
+                del self._locks[game_id]
+
+
 class Deliverer:
     """Sends outbox rows through ``transport``, one game at a time, in row order.
 
@@ -424,9 +458,7 @@ class Deliverer:
         self.sleep = sleep
         self.started_at = clock()
         self.process = PROCESS  # the writer of this process's reply rows
-        # per game with a flush running or waiting: its lock and how many flushes use it (the
-        # entry goes with the last one, so a long-lived process keeps none for idle games)
-        self._locks: dict[int, tuple[asyncio.Lock, list[int]]] = {}
+        self._locks = GameLocks()  # one flush of a game at a time in this process
         self._replies: dict[int, ReplySender] = {}
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -455,28 +487,6 @@ class Deliverer:
         self._replies[row_id] = sender
         await self._one(row)
 
-    @contextlib.asynccontextmanager
-    async def _game_lock(self, game_id: int, deadline: float) -> AsyncIterator[bool]:
-        """One flush of a game at a time in this process, waited for until ``deadline``
-        (``time.monotonic``): yields whether it was taken. The lock is dropped when unused."""
-        lock, users = self._locks.setdefault(game_id, (asyncio.Lock(), [0]))
-        users[0] += 1
-        taken = False
-        try:
-            left = deadline - time.monotonic()
-            if not lock.locked():  # taken at once, even with no time to wait
-                taken = await lock.acquire()
-            elif left > 0:
-                with contextlib.suppress(TimeoutError):
-                    taken = await asyncio.wait_for(lock.acquire(), left)
-            yield taken
-        finally:
-            if taken:
-                lock.release()
-            users[0] -= 1
-            if not users[0]:
-                del self._locks[game_id]
-
     async def flush(self, game_id: int, *, wait: float = CLAIM_WAIT) -> int:
         """Deliver the game's due rows in order; returns how many were delivered. Stops at a
         row that must be retried later (the order of a game's messages is kept).
@@ -489,7 +499,7 @@ class Deliverer:
         again within a second or two. A claim whose holder is gone is free at once (the
         storage checks that its process lives)."""
         deadline = time.monotonic() + wait
-        async with self._game_lock(game_id, deadline) as taken:
+        async with self._locks.hold(game_id, deadline) as taken:
             if not taken:
                 self._look_again()
                 return 0

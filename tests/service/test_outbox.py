@@ -194,7 +194,7 @@ async def test_flushes_of_one_game_in_one_process_take_turns_and_leave_no_lock_b
         game_ids = sorted({r.game_id for r in await q.unsent(limit=10_000)})
     await asyncio.gather(*(deliverer.flush(g) for _ in range(4) for g in game_ids))
     await assert_each_row_once_in_order(log, rows, game_ids, storage)
-    assert deliverer._locks == {}
+    assert len(deliverer._locks) == 0
 
 
 async def test_a_claim_left_by_a_dead_process_expires_and_a_stalled_deliverer_stops(
