@@ -168,9 +168,9 @@ class KhronosBot(commands.AutoShardedBot):
             await self.dispatcher.stop()
         workers = self._stop_workers()
         if self._deliverer is not None:
-            await self._deliverer.stop()
             if not self.is_closed():
                 await self._finish_deliveries(deadline)
+            await self._deliverer.stop()
         try:
             await asyncio.wait_for(asyncio.shield(super().close()), STOP_CLOSE)
         except Exception:
@@ -197,11 +197,16 @@ class KhronosBot(commands.AutoShardedBot):
         return asyncio.get_running_loop().create_task(asyncio.to_thread(pool.close))
 
     async def _finish_deliveries(self, deadline: float) -> None:
-        """Let the commands being handled and the timers' deliveries finish, then deliver
-        what is still unsent, until ``deadline`` (``time.monotonic``)."""
+        """Let the deliveries under way finish (the commands being handled, the timers'
+        deliveries, the outbox task's pass: a request cut halfway leaves a message Discord
+        may have taken unmarked), then deliver what is still unsent, until ``deadline``
+        (``time.monotonic``). What is still running then is abandoned (docs/discord.md)."""
         running = self._commands | self._deliveries
+        left = max(deadline - time.monotonic(), 0.0)
+        outbox = asyncio.ensure_future(self.deliverer.stop(grace=left))
         if running:
-            await asyncio.wait(running, timeout=max(deadline - time.monotonic(), 0.0))
+            await asyncio.wait(running, timeout=left)
+        await outbox
         try:
             while time.monotonic() < deadline:
                 left = deadline - time.monotonic()

@@ -402,6 +402,40 @@ def reply_may_come(item: Delivery, now: float, *, process: str, started_at: floa
     return item.created_at >= started_at
 
 
+class GameLocks:
+    """One flush of a game at a time in this process. Per game with a flush running or
+    waiting: its lock and how many flushes use it (the entry goes with the last one, so a
+    long-lived process keeps none for idle games)."""
+
+    def __init__(self) -> None:
+        self._locks: dict[int, tuple[asyncio.Lock, list[int]]] = {}
+
+    def __len__(self) -> int:
+        return len(self._locks)
+
+    @contextlib.asynccontextmanager
+    async def hold(self, game_id: int, deadline: float) -> AsyncIterator[bool]:
+        """The game's lock, waited for until ``deadline`` (``time.monotonic``): yields
+        whether it was taken. The lock is dropped when unused."""
+        lock, users = self._locks.setdefault(game_id, (asyncio.Lock(), [0]))
+        users[0] += 1
+        taken = False
+        try:
+            left = deadline - time.monotonic()
+            if not lock.locked():  # taken at once, even with no time to wait
+                taken = await lock.acquire()
+            elif left > 0:
+                with contextlib.suppress(TimeoutError):
+                    taken = await asyncio.wait_for(lock.acquire(), left)
+            yield taken
+        finally:
+            if taken:
+                lock.release()
+            users[0] -= 1
+            if not users[0]:
+                del self._locks[game_id]
+
+
 class Deliverer:
     """Sends outbox rows through ``transport``, one game at a time, in row order.
 
@@ -424,12 +458,11 @@ class Deliverer:
         self.sleep = sleep
         self.started_at = clock()
         self.process = PROCESS  # the writer of this process's reply rows
-        # per game with a flush running or waiting: its lock and how many flushes use it (the
-        # entry goes with the last one, so a long-lived process keeps none for idle games)
-        self._locks: dict[int, tuple[asyncio.Lock, list[int]]] = {}
+        self._locks = GameLocks()  # one flush of a game at a time in this process
         self._replies: dict[int, ReplySender] = {}
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._closing = False  # stop() asked the background task to end after its pass
         self.delivered = 0  # rows delivered (for tests and benchmarks)
         # who holds a game's claim: this deliverer of this process
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
@@ -454,28 +487,6 @@ class Deliverer:
         self._replies[row_id] = sender
         await self._one(row)
 
-    @contextlib.asynccontextmanager
-    async def _game_lock(self, game_id: int, deadline: float) -> AsyncIterator[bool]:
-        """One flush of a game at a time in this process, waited for until ``deadline``
-        (``time.monotonic``): yields whether it was taken. The lock is dropped when unused."""
-        lock, users = self._locks.setdefault(game_id, (asyncio.Lock(), [0]))
-        users[0] += 1
-        taken = False
-        try:
-            left = deadline - time.monotonic()
-            if not lock.locked():  # taken at once, even with no time to wait
-                taken = await lock.acquire()
-            elif left > 0:
-                with contextlib.suppress(TimeoutError):
-                    taken = await asyncio.wait_for(lock.acquire(), left)
-            yield taken
-        finally:
-            if taken:
-                lock.release()
-            users[0] -= 1
-            if not users[0]:
-                del self._locks[game_id]
-
     async def flush(self, game_id: int, *, wait: float = CLAIM_WAIT) -> int:
         """Deliver the game's due rows in order; returns how many were delivered. Stops at a
         row that must be retried later (the order of a game's messages is kept).
@@ -488,7 +499,7 @@ class Deliverer:
         again within a second or two. A claim whose holder is gone is free at once (the
         storage checks that its process lives)."""
         deadline = time.monotonic() + wait
-        async with self._game_lock(game_id, deadline) as taken:
+        async with self._locks.hold(game_id, deadline) as taken:
             if not taken:
                 self._look_again()
                 return 0
@@ -670,21 +681,32 @@ class Deliverer:
 
     def start(self) -> None:
         if self._task is None or self._task.done():
+            self._closing = False
             self._task = asyncio.create_task(self._run(), name="khronos-outbox")
 
     def wake(self) -> None:
         self._wake.set()
 
-    async def stop(self) -> None:
+    async def stop(self, grace: float = 0.0) -> None:
+        """End the background task. A pass under way (a row being sent) goes on for up to
+        ``grace`` seconds, so that a message Discord takes is marked sent: cut halfway, the
+        row would stay unsent while its message may be out, and a later row of the same
+        turn's table (``superseded``) would post a second table message. Then it is
+        cancelled."""
         task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        if task is None:
+            return
+        self._closing = True
+        self._wake.set()  # a task between passes ends at once
+        if grace > 0:
+            await asyncio.wait({task}, timeout=grace)
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
 
     async def _run(self) -> None:
         failing = 0
-        while True:
+        while not self._closing:
             self._wake.clear()
             delay = IDLE_POLL
             try:

@@ -194,7 +194,7 @@ async def test_flushes_of_one_game_in_one_process_take_turns_and_leave_no_lock_b
         game_ids = sorted({r.game_id for r in await q.unsent(limit=10_000)})
     await asyncio.gather(*(deliverer.flush(g) for _ in range(4) for g in game_ids))
     await assert_each_row_once_in_order(log, rows, game_ids, storage)
-    assert deliverer._locks == {}
+    assert len(deliverer._locks) == 0
 
 
 async def test_a_claim_left_by_a_dead_process_expires_and_a_stalled_deliverer_stops(
@@ -251,3 +251,56 @@ async def test_a_claim_dies_with_its_holder_and_is_taken_at_once(
     skipped = await superseded(storage)  # table rows of a turn a later row says better
     assert sent == len(rows) - len(skipped)
     assert [item.row_id for _, item in log.sent] == [r for r in rows if r not in skipped]
+
+
+class Gate:
+    """A transport whose first send waits until ``opened`` is set (Discord holding the
+    request open); ``entered`` is set once it waits."""
+
+    def __init__(self) -> None:
+        self.entered = asyncio.Event()
+        self.opened = asyncio.Event()
+        self.sent: list[int] = []
+
+    async def send(self, item: Delivery) -> str:
+        self.entered.set()
+        await self.opened.wait()
+        self.sent.append(item.row_id)
+        return "sent"
+
+
+async def background_sending(service: GameService, storage: AnyStorage, clock: Clock
+                             ) -> tuple[Deliverer, Gate, list[int]]:
+    """A game with a few rows, whose first row the background task is sending (held)."""
+    rows = await games_with_rows(service, storage, range(1, 2))
+    gate = Gate()
+    deliverer = Deliverer(storage, gate, clock=clock)
+    deliverer.start()
+    await asyncio.wait_for(gate.entered.wait(), 10)
+    return deliverer, gate, rows
+
+
+async def test_stop_lets_the_row_being_sent_finish_within_its_grace_and_marks_it(
+        service: GameService, storage: AnyStorage, clock: Clock) -> None:
+    """Cut halfway, a row whose message Discord took would stay unsent (and be sent again,
+    or superseded by a later row of its turn that posts a second table message)."""
+    deliverer, gate, rows = await background_sending(service, storage, clock)
+    stopping = asyncio.ensure_future(deliverer.stop(grace=30))
+    gate.opened.set()  # Discord answers while the stop waits
+    await asyncio.wait_for(stopping, 10)
+    assert gate.sent and gate.sent[0] == rows[0]
+    sent = {r[0] for r in await fetch_raw(
+        storage, "SELECT id FROM outbox WHERE sent_at IS NOT NULL")}
+    assert rows[0] in sent, "the row under way is marked sent"
+    assert await fetch_raw(storage, "SELECT game_id FROM outbox_claims") == []
+
+
+async def test_stop_past_its_grace_cancels_the_send_leaving_the_row_unsent_and_unclaimed(
+        service: GameService, storage: AnyStorage, clock: Clock) -> None:
+    deliverer, gate, rows = await background_sending(service, storage, clock)
+    await asyncio.wait_for(deliverer.stop(grace=0.05), 10)  # Discord never answers
+    assert gate.sent == []
+    left = await fetch_raw(storage, "SELECT id FROM outbox WHERE sent_at IS NULL")
+    assert sorted(r[0] for r in left) == rows, "left for the next start"
+    assert await fetch_raw(storage, "SELECT game_id FROM outbox_claims") == [], (
+        "the next process need not wait for the claim to expire")
