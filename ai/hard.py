@@ -49,20 +49,22 @@ from .work import WORK
 # --- knobs (docs/ai.md) ----------------------------------------------------------------------
 # work units per second of budget, by the number of players (one core of the 2-core machine,
 # measured in CPU time by benchmarks/bench_hard.py: a unit costs more with more seats)
-UNITS_PER_S = {2: 6000.0, 3: 5000.0, 4: 3400.0, 5: 3100.0}
+UNITS_PER_S = {2: 8200.0, 3: 6850.0, 4: 4700.0, 5: 4250.0}
+THINK_FACTOR = 2.0  # hard's work: this many times the budget's units (normal thinks the budget)
 PLAN_SHARE = 0.35  # part of the units for the beam search of the seat's own turn
-ROOT_PLANS = 4  # whole-turn plans weighed at the root (distinct first actions first) + easy's
-ROOT_MARGIN = 4.0  # ... those at most this far (Ecus) behind the best at the end of the turn
+ROOT_PLANS = 6  # whole-turn plans weighed at the root (distinct first actions first) + easy's
+ROOT_BEAM = (12, 6, 4)  # its beam search's widths, twice normal's (policy.BEAM)
+ROOT_MARGIN = 6.0  # ... those at most this far (Ecus) behind the best at the end of the turn
 PRIOR_SHARE = 0.3  # share of a root plan's end-of-turn score in its value (the rest: iterations)
 OPTIONS = 2  # turns a seat below the root chooses between: its greedy turn and another
 TREE_TURNS = 1  # turns below the root kept in the tree; the rest of an iteration is greedy
 EXTRA_TURNS = 0  # turns played after every rival has replied once (fewer if the income comes)
 EXPLORE = 3.0  # UCB's exploration constant, in Ecus of the evaluation
 LATER_CAREFUL = True  # the evaluation the seats' greedy turns use below the root
-QUICK_FROM = 3  # with this many players or more, a greedy turn below the root is quick_turn's
+QUICK_FROM = 2  # with this many players or more, a greedy turn below the root is quick_turn's
 LEAN = True  # no travel step whose card action needs no travel (policy._expand)
 HARD_CAP_S = 8.0  # wall-clock stop, whatever the budget, for a loaded machine
-HARD_FACTOR = 4.0  # ... or this many times the budget, if that comes first
+HARD_FACTOR = 4.0  # ... or this many times its thinking time, if that comes first
 HARD_FLOOR_S = 2.0  # ... but never sooner (a small budget on a loaded machine stays exact)
 
 Turn = tuple[Action, ...]
@@ -173,10 +175,11 @@ class Search:
         self.seats = len(view.players)
         self.chooser = chooser
         start = WORK.units
-        units = budget_s * UNITS_PER_S[self.seats]
+        thinking_s = budget_s * THINK_FACTOR
+        units = thinking_s * UNITS_PER_S[self.seats]
         self.plan_limit = start + units * PLAN_SHARE
         self.limit = start + units
-        wall = min(HARD_CAP_S, max(HARD_FLOOR_S, HARD_FACTOR * budget_s))
+        wall = min(HARD_CAP_S, max(HARD_FLOOR_S, HARD_FACTOR * thinking_s))
         self.stop_at = time.perf_counter() + wall
         self.income_round = _next_income_round(view.round)
         self.horizon = self.seats - 1 + EXTRA_TURNS  # turns played after the root's, at most
@@ -205,7 +208,7 @@ class Search:
         root = sample_state(self.view, self.chooser)
         plans = shortlist(
             root, self.seat, self.planning_over, self.planning_over, self.stopped,
-            size=ROOT_PLANS, margin=ROOT_MARGIN,
+            size=ROOT_PLANS, margin=ROOT_MARGIN, beam=ROOT_BEAM,
         )
         unique = []
         for plan in plans:

@@ -552,6 +552,7 @@ def shortlist(
     stop_at: Limit = None,
     size: int = SHORTLIST,
     margin: float = SHORTLIST_MARGIN,
+    beam: tuple[int, ...] = BEAM,
 ) -> list[Plan]:
     """The whole-turn plans ``normal`` weighs against the replies: the best ``size`` of the beam
     search (distinct first actions first: that is what is decided now) and, always, the turn
@@ -564,7 +565,7 @@ def shortlist(
     try:
         after, actions = finish_turn(root, seat, stop_at=stop_at)
         easy_plan = Plan(actions, after, evaluate(after, seat, CAREFUL))
-        plans = plan_turns(root, seat, BEAM, deadline, finish_by, stop_at)
+        plans = plan_turns(root, seat, beam, deadline, finish_by, stop_at)
         _EXPAND_S = (time.perf_counter() - began) / max(1, len(memory))
     finally:
         WORK.expanded = None

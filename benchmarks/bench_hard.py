@@ -72,8 +72,9 @@ def main() -> None:
     budget = args.budget
     if budget is None:
         budget = Settings.model_fields["computer_budget"].default
-    units = ", ".join(f"{n} players {budget * u:.0f}" for n, u in hard.UNITS_PER_S.items())
-    print(f"hard's budget {budget} s, in work units: {units}")
+    work = budget * hard.THINK_FACTOR
+    units = ", ".join(f"{n} players {work * u:.0f}" for n, u in hard.UNITS_PER_S.items())
+    print(f"hard's budget {budget} s, thought {hard.THINK_FACTOR:g} times, in work units: {units}")
     print("| players | searches | time median | max | units/s | iterations | iterations/s |")
     print("|---|---|---|---|---|---|---|")
     coach: list[float] = []

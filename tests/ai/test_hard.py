@@ -40,8 +40,8 @@ def test_the_same_view_and_seed_give_the_same_move_whatever_ran_before() -> None
 
 
 def test_the_budget_is_counted_in_work_units() -> None:
-    """A search spends about its budget times ``UNITS_PER_S`` units (it may finish the iteration
-    in progress), and a larger budget buys more iterations."""
+    """A search spends about its budget times ``THINK_FACTOR`` times ``UNITS_PER_S`` units (it
+    may finish the iteration in progress), and a larger budget buys more iterations."""
     for state in turn_starts(2, 82, 12)[3:]:
         start = WORK.units
         small = _search(state, 0.1)
@@ -49,8 +49,37 @@ def test_the_budget_is_counted_in_work_units() -> None:
             break
     small_units = WORK.units - start
     large = _search(state, 0.4)
-    assert small_units >= 0.1 * hard.UNITS_PER_S[2]
+    assert small_units >= 0.1 * hard.THINK_FACTOR * hard.UNITS_PER_S[2]
     assert small.iterations < large.iterations
+
+
+def test_hard_thinks_longer_than_its_budget_says() -> None:
+    """``hard`` may think ``THINK_FACTOR`` times the budget ``normal`` thinks: twice the units
+    of a factor of one."""
+    state = turn_starts(2, 88, 8)[-1]
+    view = player_view(state, state.turn)
+    limits = []
+    for factor in (1.0, hard.THINK_FACTOR):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(hard, "THINK_FACTOR", factor)
+            search = Search(view, random.Random(5), BUDGET_S)
+            limits.append(search.limit - WORK.units)
+    assert hard.THINK_FACTOR > 1.0
+    assert limits[1] == pytest.approx(hard.THINK_FACTOR * limits[0], rel=1e-3)
+
+
+def test_two_player_replies_below_the_root_are_quick(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With two players too, a reply below the root is completed by ``quick_rest`` (the boards
+    the seat stands on), never by the full greedy ``finish_turn``: many more iterations."""
+    def refused(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("finish_turn below the root")
+
+    monkeypatch.setattr(hard, "finish_turn", refused)
+    for state in turn_starts(2, 89, 12)[3:]:
+        search = _search(state, 0.2)
+        if search.iterations:
+            break
+    assert search.iterations > 0
 
 
 def test_every_seat_below_the_root_picks_the_turn_best_for_itself() -> None:
@@ -136,3 +165,21 @@ def test_past_the_wall_clock_stop_it_still_plays_a_legal_move(
     policy.forget_plans()
     action = choose_action(player_view(state, state.turn), "hard", 5.0, random.Random(1))
     check(state, state.turn, action)
+
+
+def test_its_root_plans_come_from_a_beam_wider_than_normals(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``hard`` searches its own turn with ``ROOT_BEAM``, wider than ``normal``'s at every
+    level, so its plans include every one ``normal``'s beam keeps at the same positions."""
+    widths: list[tuple[int, ...]] = []
+    plan_turns = policy.plan_turns
+
+    def spy(state: GameState, seat: int, beam: tuple[int, ...], *args: object) -> object:
+        widths.append(beam)
+        return plan_turns(state, seat, beam, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(policy, "plan_turns", spy)
+    _search(turn_starts(2, 90, 6)[-1])
+    assert widths == [hard.ROOT_BEAM]
+    assert all(w > n for w, n in zip(hard.ROOT_BEAM, policy.BEAM, strict=True))
