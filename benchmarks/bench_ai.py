@@ -17,11 +17,18 @@ run included) without playing.
     .venv/bin/python benchmarks/bench_ai.py --games 20 --budget 0.5 --workers 2
     .venv/bin/python benchmarks/bench_ai.py --only hard --hard-budget 1.5
     .venv/bin/python benchmarks/bench_ai.py --table /tmp/bench_ai.jsonl
+    .venv/bin/python benchmarks/bench_ai.py --only "hard vs" --knob "hard.ROOT_BEAM=(6, 3, 2)"
+
+``--knob module.NAME=value`` (repeatable) sets one of the search's constants for the run, in
+every worker process: ``hard.``, ``policy.`` (both searching levels) or ``evaluate.``, a Python
+literal of the constant's type. An experiment on a variant is then one command.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
+import importlib
 import json
 import math
 import os
@@ -136,6 +143,47 @@ def read_log(path: str) -> list[dict[str, Any]]:
         return [json.loads(line) for line in f if line.strip()]
 
 
+KNOB_MODULES = {"hard": "ai.hard", "policy": "ai.policy", "evaluate": "ai.evaluate"}
+Knob = tuple[str, str, object]
+
+
+def parse_knob(text: str) -> Knob:
+    """``module.NAME=value`` as (module path, name, value), refused unless the module is one
+    of ``KNOB_MODULES``, the name one of its upper-case constants and the value a literal of
+    the constant's type (an int where a float is, as the float)."""
+    name, equals, literal = text.partition("=")
+    module, dot, attr = name.strip().partition(".")
+    if not equals or not dot or module not in KNOB_MODULES:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: expected module.NAME=value, module one of {', '.join(KNOB_MODULES)}")
+    target = importlib.import_module(KNOB_MODULES[module])
+    if not attr.isupper() or not hasattr(target, attr):
+        raise argparse.ArgumentTypeError(f"{text!r}: {module} has no constant {attr}")
+    old = getattr(target, attr)
+    try:
+        value = ast.literal_eval(literal.strip())
+    except (ValueError, SyntaxError) as error:
+        raise argparse.ArgumentTypeError(f"{text!r}: not a Python literal") from error
+    if isinstance(old, float) and type(value) is int:
+        value = float(value)
+    if type(value) is not type(old):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: {attr} is a {type(old).__name__}, not a {type(value).__name__}")
+    return KNOB_MODULES[module], attr, value
+
+
+def set_knobs(knobs: list[Knob]) -> None:
+    for module, attr, value in knobs:
+        setattr(importlib.import_module(module), attr, value)
+
+
+def start_worker(cpu_clock: bool, knobs: list[Knob]) -> None:
+    """A worker process plays with the parent's clock and knobs (whatever the start method)."""
+    if cpu_clock:
+        use_cpu_clock()
+    set_knobs(knobs)
+
+
 def use_cpu_clock() -> None:
     """Make ``time.perf_counter`` (the searches' and the timings' clock) count the process's
     CPU time: on a shared machine, a search then gets the same work for its budget however
@@ -159,7 +207,11 @@ def main() -> None:
     parser.add_argument("--cpu-clock", action="store_true",
                         help="every clock (budgets, stops, timings) counts this process's CPU "
                              "time: one core's figures on a machine others are loading")
+    parser.add_argument("--knob", type=parse_knob, action="append", default=[],
+                        metavar="module.NAME=value",
+                        help="set a constant of ai.hard, ai.policy or ai.evaluate for the run")
     args = parser.parse_args()
+    set_knobs(args.knob)
     if args.cpu_clock:
         use_cpu_clock()
     if args.table:
@@ -173,6 +225,8 @@ def main() -> None:
     print(f"{args.games} games per pairing (seeds from {10_000 + args.first}), normal's budget "
           f"{args.budget} s, hard's {args.hard_budget} s ({clock}), {args.workers} worker "
           f"process(es), load average {os.getloadavg()[0]:.1f}; log: {args.log}", flush=True)
+    for module, attr, value in args.knob:
+        print(f"knob: {module}.{attr} = {value!r}", flush=True)
     jobs = [
         (name, lineup, hero, g, args.first, args.budget, args.hard_budget)
         for name, lineup, hero in PAIRINGS
@@ -192,7 +246,8 @@ def main() -> None:
                 keep(play_one(*job))
         else:
             with ProcessPoolExecutor(
-                max_workers=args.workers, initializer=use_cpu_clock if args.cpu_clock else None
+                max_workers=args.workers, initializer=start_worker,
+                initargs=(args.cpu_clock, args.knob),
             ) as pool:
                 # submitted in order: a worker takes the next game when it is free
                 for future in as_completed([pool.submit(play_one, *job) for job in jobs]):

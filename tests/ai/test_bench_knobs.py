@@ -1,0 +1,51 @@
+"""``benchmarks/bench_ai.py --knob``: a variant of the search played from one command, its
+constant checked before a game is played."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from ai import hard, policy
+
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_ai.py"
+
+
+def _bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_ai_under_test", BENCH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_knob_is_set_in_the_module_it_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    bench = _bench()
+    monkeypatch.setattr(hard, "ROOT_BEAM", hard.ROOT_BEAM)
+    monkeypatch.setattr(policy, "PLAN_SHARE", policy.PLAN_SHARE)
+    knobs = [bench.parse_knob("hard.ROOT_BEAM=(6, 3, 2)"), bench.parse_knob("policy.PLAN_SHARE=1")]
+    assert knobs == [("ai.hard", "ROOT_BEAM", (6, 3, 2)), ("ai.policy", "PLAN_SHARE", 1.0)]
+    bench.start_worker(False, knobs)  # what each worker process runs first
+    assert hard.ROOT_BEAM == (6, 3, 2)
+    assert policy.PLAN_SHARE == 1.0 and isinstance(policy.PLAN_SHARE, float)
+
+
+@pytest.mark.parametrize("text", [
+    "hard.ROOT_BEAM",  # no value
+    "ROOT_BEAM=(6, 3, 2)",  # no module
+    "engine.TURN_STEPS=3",  # not a module of the search
+    "hard.NO_SUCH_KNOB=1",
+    "hard.choose_hard=1",  # a function, not a constant
+    "hard.ROOT_PLANS=six",  # not a literal
+    "hard.ROOT_PLANS=6.5",  # a float where an int is
+    "hard.LEAN=1",  # an int where a bool is
+])
+def test_a_knob_that_is_not_a_constant_of_its_type_is_refused(text: str) -> None:
+    before = (hard.ROOT_PLANS, hard.LEAN, hard.ROOT_BEAM)
+    with pytest.raises(argparse.ArgumentTypeError):
+        _bench().parse_knob(text)
+    assert before == (hard.ROOT_PLANS, hard.LEAN, hard.ROOT_BEAM)
