@@ -25,7 +25,7 @@ from ..health import Heartbeat, heartbeat_path
 from ..images import Renderer
 from ..service import GameService, Outcome
 from ..service.dispatcher import TimerDispatcher
-from ..service.outbox import Deliverer
+from ..service.outbox import Deliverer, unsent_count
 from ..settings import Settings
 from ..storage import Storage, open_storage
 from . import interactions, signals
@@ -178,6 +178,7 @@ class KhronosBot(commands.AutoShardedBot):
         self.renderer.close()
         if workers is not None:
             await workers
+        await self._say_what_is_left()
         # taken before awaiting, so that nothing closes the connections twice
         storage, self._own_storage = self._own_storage, None
         if storage is not None:
@@ -213,10 +214,27 @@ class KhronosBot(commands.AutoShardedBot):
                 # held table edits (their spacing) go out too
                 if not await asyncio.wait_for(self.deliverer.drain(settle=True), left):
                     break
-        except TimeoutError:
-            log.warning("stopping: deliveries left for the next start")
+        except TimeoutError:  # what is left is counted once the connection is closed
+            pass
         except Exception:
-            log.exception("stopping: deliveries left for the next start")
+            log.exception("stopping: the last delivery pass failed")
+
+    async def _say_what_is_left(self) -> None:
+        """Log once how many outbox rows the stop leaves for the next start (which sends them
+        at once): counted after the connection to Discord is closed, when nothing more can
+        go out."""
+        if self._deliverer is None:
+            return
+        try:
+            left = await asyncio.wait_for(unsent_count(self.service.storage), STOP_CLOSE)
+        except Exception:
+            log.exception("stopping: could not count the outbox rows left")
+            return
+        if left:
+            log.warning("stopping: %d outbox row%s left for the next start", left,
+                        "" if left == 1 else "s")
+        else:
+            log.info("stopping: every outbox row delivered")
 
     # --- the one path of every interaction (interactions.py) ---------------------------------
 

@@ -27,7 +27,7 @@ from .buttons import CancelButton, ConfirmButton, decision_view
 from .host import Host
 from .messages import NO_PINGS, chunks, respond, send, text_file, to_file
 from .slash import OptionRefused
-from .transport import channel_of
+from .transport import channel_of, cut_by_stop
 
 log = logging.getLogger("khronos.discord")
 
@@ -54,11 +54,20 @@ async def run(bot: Host, interaction: discord.Interaction[Any], call: Call, *,
     """Acknowledge, run the service call, then deliver; refusals are private replies.
     The apology ("nothing was changed") is said only when the call did not commit: once
     the service returns, what it stored is delivered from the outbox whatever happens."""
-    if not interaction.response.is_done():
-        await interaction.response.defer(ephemeral=True, thinking=True)
-    ctx = context(interaction)
-    with i18n.reading(ctx.locale):  # his reply and refusals in his client's language
-        await _run(bot, interaction, ctx, call, preview_line)
+    try:
+        if not interaction.response.is_done():
+            await interaction.response.defer(ephemeral=True, thinking=True)
+        ctx = context(interaction)
+        with i18n.reading(ctx.locale):  # his reply and refusals in his client's language
+            await _run(bot, interaction, ctx, call, preview_line)
+    except Exception as exc:
+        if not bot.is_closed():
+            raise
+        # a send cut by the stop (its connection closed): what the command committed is in
+        # the outbox for the next start, and the stop's log counts it; a failure of the
+        # command itself was logged with its traceback by ``_run``
+        log.debug("stopping: the answer to a command was cut (%s: %s)",
+                  type(exc).__name__, exc)
 
 
 async def _run(bot: Host, interaction: discord.Interaction[Any], ctx: Context, call: Call,
@@ -130,12 +139,13 @@ async def deliver(bot: Host, outcome: Outcome, *,
         if game is not None and outcome.outbox:
             if outcome.reply_row is not None and interaction is not None:
                 bot.deliverer.expect_reply(
-                    outcome.reply_row, functools.partial(reply, bot, interaction))
+                    outcome.reply_row, functools.partial(_reply_row, bot, interaction))
             try:
                 await bot.deliverer.flush(game.game_id)
             except Exception:
-                log.exception("delivery of game %s failed; the outbox will retry",
-                              game.game_id)
+                if not bot.is_closed():  # else the stop closed what it used: left as it is
+                    log.exception("delivery of game %s failed; the outbox will retry",
+                                  game.game_id)
             if outcome.reply_row is not None:
                 await bot.deliverer.reply_now(outcome.reply_row)
             elif interaction is not None:  # nothing to say to him but that it is done
@@ -145,6 +155,12 @@ async def deliver(bot: Host, outcome: Outcome, *,
     finally:
         if bot.dispatcher is not None and interaction is not None:
             bot.dispatcher.wake()
+
+
+async def _reply_row(bot: Host, interaction: discord.Interaction[Any], item: Delivery) -> None:
+    """A reply row's sender: ``Stopped`` when the stop cut it (the row is left as it was)."""
+    with cut_by_stop(bot):
+        await reply(bot, interaction, item)
 
 
 async def reply(bot: Host, interaction: discord.Interaction[Any], item: Delivery) -> None:

@@ -3,6 +3,8 @@ order, with a fallback for each permanent refusal."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 import aiohttp
@@ -10,7 +12,7 @@ import discord
 
 from .. import i18n
 from ..service import when
-from ..service.outbox import Delivery, RetryLater, Undeliverable
+from ..service.outbox import Delivery, RetryLater, Stopped, Undeliverable
 from .buttons import HandButton, decision_view
 from .host import Host
 from .messages import NO_PINGS, chunks, edit, only, send, to_file
@@ -25,6 +27,20 @@ async def channel_of(bot: Host, channel_id: int) -> discord.abc.Messageable:
     return channel
 
 
+@contextlib.contextmanager
+def cut_by_stop(bot: Host) -> Iterator[None]:
+    """Whatever fails once the bot's connection to Discord is closed or closing (its stop:
+    discord.py's ``is_closed()`` is true from the start of ``close``) is ``Stopped``: a
+    request cut by the close, or one started after it ("Session is closed"), says nothing
+    about the row, which the next process sends (docs/discord.md, "Stopping")."""
+    try:
+        yield
+    except Exception as exc:
+        if isinstance(exc, Stopped) or not bot.is_closed():
+            raise
+        raise Stopped(f"{type(exc).__name__}: {exc}") from exc
+
+
 class DiscordTransport:
     """Sends outbox rows to Discord, with the fallbacks of a permanent refusal:
 
@@ -34,7 +50,8 @@ class DiscordTransport:
       with a "Show my hand" button; a choice goes to the channel, mentioning only the chooser;
       a reminder or warning posts its ``fallback`` sentence, mentioning only him;
     - a server error, a rate limit or a network failure: ``RetryLater`` (the deliverer backs
-      off); anything else refused: ``Undeliverable``.
+      off); anything else refused: ``Undeliverable``; any failure once the bot's connection
+      is closed or closing (its stop): ``Stopped`` (``cut_by_stop``: the row is left as is).
     A ``table`` row is the turn's table message, posted or edited (``table.TableMessages``);
     a ``hand`` DM during its player's turn edits that turn's hand DM, which his "your turn"
     DM opened.
@@ -45,6 +62,10 @@ class DiscordTransport:
         self.tables = TableMessages(bot)
 
     async def send(self, item: Delivery) -> str:
+        with cut_by_stop(self.bot):
+            return await self._send(item)
+
+    async def _send(self, item: Delivery) -> str:
         try:
             if item.kind == "post":
                 return await self._post(item)

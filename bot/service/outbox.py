@@ -119,14 +119,20 @@ class Undeliverable(Exception):
     """A permanent refusal with no fallback left (channel gone, no Send Messages)."""
 
 
+class Stopped(Exception):
+    """The send was cut by this process's stop (its connection to Discord closed or closing):
+    no fault of the row, which is left exactly as it was, due at once for the next start."""
+
+
 class Transport(Protocol):
     async def send(self, item: Delivery) -> str:
         """Deliver one row; returns how (``sent``, ``text-only``, ``dm-closed`` …; a table
-        row that edited its turn's message: ``edited`` …). Raises RetryLater or
-        Undeliverable."""
+        row that edited its turn's message: ``edited`` …). Raises RetryLater,
+        Undeliverable or Stopped."""
         ...
 
 
+# the interaction's answer to a reply row; raises Stopped when this process's stop cut it
 ReplySender = Callable[[Delivery], Awaitable[None]]
 
 
@@ -389,6 +395,12 @@ class EditSpacing:
         return [until - now for until in self._held.values() if until > now]
 
 
+async def unsent_count(storage: Storage) -> int:
+    """How many rows are unsent (what a stop leaves for the next start)."""
+    async with storage.read() as q:
+        return len(await q.unsent(limit=100_000))
+
+
 def reply_may_come(item: Delivery, now: float, *, process: str, started_at: float) -> bool:
     """Whether a reply row's interaction may still answer it: no process can once its token
     is dead; another process's row is its writer's until then (alive or not: this process
@@ -549,8 +561,12 @@ class Deliverer:
         try:
             async with self.storage.write() as tx:
                 await tx.release_outbox(game_id, self.owner)
-        except Exception:  # the claim then simply expires
-            log.exception("could not release the outbox claim of game %s", game_id)
+        except Exception:  # the claim then simply expires (or dies with this process)
+            if self._closing:  # the stop closed the database under an abandoned send
+                log.debug("stopping: the outbox claim of game %s dies with the process",
+                          game_id)
+            else:
+                log.exception("could not release the outbox claim of game %s", game_id)
 
     async def _flush_claimed(self, game_id: int) -> int:
         count = 0
@@ -597,6 +613,8 @@ class Deliverer:
                 return "done"
             try:
                 await sender(item)
+            except Stopped:  # left as it was (the interaction dies with this process)
+                return "blocked"
             except Exception:
                 log.exception("the reply of outbox row %s could not be sent", row.id)
                 await self._mark(row.id, "failed")
@@ -605,6 +623,8 @@ class Deliverer:
             return "done"
         try:
             result = await self.transport.send(item)
+        except Stopped:  # left exactly as it was: due at once for the next start
+            return "blocked"
         except RetryLater as exc:
             if row.attempts + 1 >= MAX_ATTEMPTS:
                 log.error("outbox row %s given up after %d attempts: %s", row.id,
@@ -730,10 +750,12 @@ __all__ = [
     "Deliverer",
     "Delivery",
     "RetryLater",
+    "Stopped",
     "Transport",
     "Undeliverable",
     "outboxed",
     "record",
     "reply_delivery",
     "undelivered",
+    "unsent_count",
 ]

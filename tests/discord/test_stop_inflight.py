@@ -19,11 +19,15 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import sqlite3
 from collections import Counter
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 from bot.discord.app import STOP_GRACE
+from bot.storage.sqlite import DB_FILENAME
 from tests.discord.conftest import Scene
 from tests.discord.entry import BotProcess
 from tests.discord.test_stop_and_restart import (
@@ -50,6 +54,14 @@ def posts_of(fake: FakeDiscord, channel_id: int, nonce: str) -> int:
     path = f"/channels/{channel_id}/messages"
     return sum(1 for r in fake.requests if r["method"] == "POST" and r["path"] == path
                and (r["json"] or {}).get("nonce") == nonce and r.get("status") != 503)
+
+
+def row_states(data: Path) -> list[tuple[Any, ...]]:
+    """Each row's stored attempts, next try, sent time and result (replies left out: only
+    their interaction can send them)."""
+    with sqlite3.connect(data / DB_FILENAME) as db:
+        return db.execute("SELECT id, attempts, next_at, sent_at, result FROM outbox "
+                          "WHERE kind != 'reply' ORDER BY id").fetchall()
 
 
 def table_messages(msgs: list[FakeMessage]) -> Counter[str]:
@@ -134,17 +146,22 @@ async def test_sigterm_during_a_delivery_it_finishes_and_is_marked_then_exit_0(
     assert await unsent_rows(scene.data) == [], "everything committed was delivered first"
     assert posts_of(fake, scene.ch.id, f"kh{row}") == 1, (
         "the delivery under way was cut and sent again")
-    assert "deliveries left for the next start" not in bot.log()
+    assert "every outbox row delivered" in bot.log()
+    assert "left for the next start" not in bot.log()
     assert await restart_and_check(scene, users) < 1.0  # nothing left
 
 
 @pytest.mark.parametrize("sender", SENDERS)
 async def test_sigterm_during_a_delivery_held_past_the_grace_no_duplicate_after_restart(
         scene: Scene, sender: str) -> None:
+    """The post cut by the close of the connection is no failure of its row: the row is left
+    as it was (no attempt, no backoff: sent at once by the next process), the stop says once
+    how many rows it leaves, and logs no traceback for the cut requests."""
     fake = scene.fake
     bot = await BotProcess.start(fake, scene.data, scene.guild.id)
     try:
         users, row = await hold_a_table_post(scene, bot, sender)
+        before = row_states(scene.data)
         loop = asyncio.get_running_loop()
         signalled = loop.time()
         bot.signal(signal.SIGTERM)
@@ -158,6 +175,11 @@ async def test_sigterm_during_a_delivery_held_past_the_grace_no_duplicate_after_
     assert stopped >= STOP_GRACE - 0.5, "the stop waited for the delivery within its grace"
     await wait_until(lambda: fake.posts_in_flight == 0, what="the abandoned post done")
     assert posts_of(fake, scene.ch.id, f"kh{row}") >= 1
-    assert await unsent_rows(scene.data), "a backlog is left for the next start"
+    left = await unsent_rows(scene.data)
+    assert left, "a backlog is left for the next start"
+    assert row_states(scene.data) == before, "the cut rows are stored as they were"
+    said = [line for line in bot.log().splitlines() if "left for the next start" in line]
+    assert len(said) == 1 and f" {len(left)} outbox rows " in said[0], said
+    assert "Traceback" not in bot.log(), bot.log()[-3000:]
     took = await restart_and_check(scene, users)
     assert took < 10.0, "what was left went out at once, not after a claim expired"
