@@ -398,7 +398,7 @@ class EditSpacing:
 async def unsent_count(storage: Storage) -> int:
     """How many rows are unsent (what a stop leaves for the next start)."""
     async with storage.read() as q:
-        return len(await q.unsent(limit=100_000))
+        return await q.unsent_count()
 
 
 def reply_may_come(item: Delivery, now: float, *, process: str, started_at: float) -> bool:

@@ -185,6 +185,7 @@ UNSENT = Statement(
 UNSENT_OF_GAME = Statement(
     f"SELECT {OUTBOX_COLS} FROM outbox WHERE sent_at IS NULL AND game_id = ? "
     "ORDER BY id LIMIT ?")
+UNSENT_COUNT = Statement("SELECT COUNT(*) FROM outbox WHERE sent_at IS NULL")
 OUTBOX_ROW = Statement(f"SELECT {OUTBOX_COLS} FROM outbox WHERE id = ?")
 PENDING_MOVE = Statement(f"SELECT {PENDING_COLS} FROM pending_moves WHERE key = ?")
 LIVING_MESSAGE = Statement(
@@ -501,6 +502,10 @@ class SqlQueries(CommunityReads):
         else:
             rows = await self._run.rows(UNSENT_OF_GAME, game_id, limit)
         return [OutboxRow(*r) for r in rows]
+
+    async def unsent_count(self) -> int:
+        """How many outbox rows are undelivered (of all games)."""
+        return int(await self._run.value(UNSENT_COUNT) or 0)
 
     async def outbox_row(self, row_id: int) -> OutboxRow | None:
         row = await self._run.row(OUTBOX_ROW, row_id)
