@@ -58,8 +58,8 @@ async def pg_schema() -> AsyncIterator[str]:
 async def new_storage(backend: str, tmp_path: Path) -> AsyncIterator[AnyStorage]:
     """An opened, empty storage of that backend."""
     if backend == "sqlite":
-        async with SqliteStorage.in_dir(tmp_path / "data") as s:
-            yield s
+        async with SqliteStorage.in_dir(tmp_path / "data") as lite:
+            yield lite
         return
     assert PG_URL is not None
     async with pg_schema() as schema:
