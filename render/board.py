@@ -448,10 +448,11 @@ def _paint_tile(img: Image.Image, draw: ImageDraw.ImageDraw, tile: Tile, lay: Ti
         draw.rectangle(box, outline=line, width=ow)
     else:
         draw.rectangle(box, fill=colour, outline=INK, width=ow)
-    if lay.frame and tile.owner is not None:
-        # Ownership at a glance (item 6): a band of the owner's colour inside the outline,
-        # with a dark hairline between it and the tile's colour.
-        x0, y0, x1, y1 = box
+    x0, y0, x1, y1 = box
+    if lay.frame and tile.owner is not None and x0 + ow <= x1 - ow:
+        # Ownership at a glance: a band of the owner's colour inside the outline, with a dark
+        # hairline between it and the tile's colour (none on a 1x1 tile at 8 px a square,
+        # where the outline fills it).
         band = (x0 + ow, y0 + ow, x1 - ow, y1 - ow)
         draw.rectangle(band, outline=player_look(tile.owner).colour, width=lay.frame)
         f = ow + lay.frame
