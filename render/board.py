@@ -38,6 +38,7 @@ from .style import (
     PAPER,
     REGULAR,
     RGB,
+    RING,
     TERRAIN_LOOK,
     WHITE,
     cube_extent,
@@ -57,7 +58,8 @@ MIN_LABEL_PX = 9  # the smallest two-letter code
 MIN_NAME_PX = 8  # below this a building's name gives way to its two-letter code
 DETAIL_CELL = 24  # cells smaller than this (thumbnails) show codes only and no ruin plate
 MIN_MARK_CELL = 12  # a choice's numbers are left off smaller maps
-SMALL_CELL = 16  # the table image's small ages go below this (10-12 px a square)
+SMALL_CELL = 16  # the table image's small ages go below this (8-11 px a square)
+RING_OUTSIDE = 5  # px the ring of a change on a small age reaches out of its squares
 
 Box = tuple[float, float, float, float]
 
@@ -92,16 +94,29 @@ class BoardGeometry:
 
 
 def highlight_widths(cell: int) -> tuple[int, int]:
-    """(outer, inner) thickness of the last-move outline at ``cell`` pixels per square (on
-    the table image's small ages, under 16 px a square, thinner: it would fill a square)."""
-    if cell < SMALL_CELL:
-        return 4, 2
+    """(outer, inner) thickness of the last-move outline at ``cell`` pixels per square, from
+    ``SMALL_CELL`` up (below it, the table image's small ages, a ring: ``ring_extent``)."""
     outer = max(6, round(cell / 5))
     return outer, max(2, outer // 2 - 1)
 
 
+def tile_pad(cell: int) -> int:
+    """The gap between a square's edge and the outline of the tile standing on it."""
+    return max(2, cell // 14)
+
+
+def ring_extent(cell: int) -> tuple[int, int]:
+    """(inside, outside): how far the ring around a change on a small age (under
+    ``SMALL_CELL`` px a square) reaches into the changed squares and out of them. Inside it
+    fills the tile's pad only, so it hides nothing of the tile; outside it takes the room a
+    preview needs (7 px: 3 at 400 px wide), over the edge of the neighbouring squares."""
+    return tile_pad(cell), RING_OUTSIDE
+
+
 def content_inset(cell: int) -> float:
     """How far inside its squares a cube or a label must stay, clear of the highlight."""
+    if cell < SMALL_CELL:
+        return ring_extent(cell)[0] + 1
     return highlight_widths(cell)[0] / 2 + 1
 
 
@@ -312,7 +327,7 @@ def _tile_layout(tile: Tile, age: Age, gx: float, gy: float, c: int, named: bool
     size = spec.size
     fam = spec.family
     row, col = divmod(tile.at, COLS)
-    pad = max(2, c // 14)
+    pad = tile_pad(c)
     sx0, sy0 = gx + col * c, gy + row * c  # the squares' region
     sx1, sy1 = sx0 + size * c, sy0 + size * c
     x0, y0, x1, y1 = sx0 + pad, sy0 + pad, sx1 - pad - 1, sy1 - pad - 1
@@ -448,10 +463,11 @@ def _paint_tile(img: Image.Image, draw: ImageDraw.ImageDraw, tile: Tile, lay: Ti
         draw.rectangle(box, outline=line, width=ow)
     else:
         draw.rectangle(box, fill=colour, outline=INK, width=ow)
-    if lay.frame and tile.owner is not None:
-        # Ownership at a glance (item 6): a band of the owner's colour inside the outline,
-        # with a dark hairline between it and the tile's colour.
-        x0, y0, x1, y1 = box
+    x0, y0, x1, y1 = box
+    if lay.frame and tile.owner is not None and x0 + ow <= x1 - ow:
+        # Ownership at a glance: a band of the owner's colour inside the outline, with a dark
+        # hairline between it and the tile's colour (none on a 1x1 tile at 8 px a square,
+        # where the outline fills it).
         band = (x0 + ow, y0 + ow, x1 - ow, y1 - ow)
         draw.rectangle(band, outline=player_look(tile.owner).colour, width=lay.frame)
         f = ow + lay.frame
@@ -522,7 +538,11 @@ def board_layer(board: Board, geo: BoardGeometry) -> Image.Image:
 
 
 def draw_highlight(draw: ImageDraw.ImageDraw, squares: set[int], gx: int, gy: int, c: int) -> None:
-    """Outline the region made of ``squares``: a dark line with a white core, on its border."""
+    """Outline the region made of ``squares``: a dark line with a white core, on its border;
+    under ``SMALL_CELL`` px a square a violet ring edged in ink around it (``draw_ring``)."""
+    if c < SMALL_CELL:
+        draw_ring(draw, squares, gx, gy, c)
+        return
     outer, inner = highlight_widths(c)
     edges: list[tuple[float, float, float, float]] = []
     for sq in squares:
@@ -542,6 +562,62 @@ def draw_highlight(draw: ImageDraw.ImageDraw, squares: set[int], gx: int, gy: in
     ih = inner / 2
     for x0, y0, x1, y1 in edges:
         draw.rectangle((x0 - ih, y0 - ih, x1 + ih, y1 + ih), fill=HIGHLIGHT_INNER)
+
+
+def _open(squares: set[int], sq: int, dcol: int, drow: int) -> bool:
+    """Whether the square ``dcol``, ``drow`` away from ``sq`` is off the board or not in
+    ``squares``."""
+    row, col = divmod(sq, COLS)
+    row, col = row + drow, col + dcol
+    return not (0 <= row < ROWS and 0 <= col < COLS) or row * COLS + col not in squares
+
+
+def _band_mask(squares: set[int], origin: tuple[int, int], size: tuple[int, int], c: int,
+               inside: int, outside: int) -> Image.Image:
+    """The pixels at most ``outside`` px out of the region of ``squares`` (Chebyshev distance:
+    square corners) and at most ``inside`` px into it, as a mask of ``size`` whose (0, 0) is
+    the map's pixel ``origin``. Rectangles only: a rank filter would take 10 ms a board."""
+    mask = Image.new("1", size, 0)
+    draw = ImageDraw.Draw(mask)
+    ox, oy = origin
+    corners = ((-1, -1), (1, -1), (-1, 1), (1, 1))
+    for sq in squares:
+        row, col = divmod(sq, COLS)
+        x, y = col * c - ox, row * c - oy
+        draw.rectangle((x - outside, y - outside, x + c - 1 + outside, y + c - 1 + outside),
+                       fill=1)
+    for sq in squares:  # the region's core, deeper than ``inside``, left out
+        row, col = divmod(sq, COLS)
+        x, y = col * c - ox, row * c - oy
+        left, right = (inside if _open(squares, sq, d, 0) else 0 for d in (-1, 1))
+        top, bottom = (inside if _open(squares, sq, 0, d) else 0 for d in (-1, 1))
+        draw.rectangle((x + left, y + top, x + c - 1 - right, y + c - 1 - bottom), fill=0)
+    for sq in squares:  # an inner corner: near the square diagonally out of the region
+        row, col = divmod(sq, COLS)
+        x, y = col * c - ox, row * c - oy
+        for dx, dy in corners:
+            if (not _open(squares, sq, dx, 0) and not _open(squares, sq, 0, dy)
+                    and _open(squares, sq, dx, dy)):
+                cx = x if dx < 0 else x + c - inside
+                cy = y if dy < 0 else y + c - inside
+                draw.rectangle((cx, cy, cx + inside - 1, cy + inside - 1), fill=1)
+    return mask
+
+
+def draw_ring(draw: ImageDraw.ImageDraw, squares: set[int], gx: int, gy: int, c: int) -> None:
+    """A small age's change: a ring of ``RING`` violet, its outer pixel ink, from the tile's
+    pad (``ring_extent``) to ``RING_OUTSIDE`` px out of the region made of ``squares``; the
+    tiles inside are left as they are."""
+    if not squares:
+        return
+    inside, outside = ring_extent(c)
+    rows = [s // COLS for s in squares]
+    cols = [s % COLS for s in squares]
+    origin = (min(cols) * c - outside, min(rows) * c - outside)
+    size = ((max(cols) + 1) * c + outside - origin[0], (max(rows) + 1) * c + outside - origin[1])
+    at = (gx + origin[0], gy + origin[1])
+    draw.bitmap(at, _band_mask(squares, origin, size, c, inside, outside), fill=INK)
+    draw.bitmap(at, _band_mask(squares, origin, size, c, inside, outside - 1), fill=RING)
 
 
 # --- the header strip: the age and who stands in it ----------------------------------------

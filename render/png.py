@@ -29,6 +29,7 @@ from .style import (
     PAPER,
     PLAYER_LOOK,
     RGB,
+    RING,
     RUIN_GREY,
     RULE,
     TERRAIN_LOOK,
@@ -48,7 +49,7 @@ STEPS = 6  # shades between a text colour and its background
 def palette_colours() -> list[RGB]:
     """The fixed palette: every flat colour first, then the shades of text edges."""
     flat: list[RGB] = [PAPER, INK, MUTED, RULE, WHITE, BLACK, GRID_LINE, RUIN_GREY, BANNER,
-                       YELLOW]
+                       YELLOW, RING]
     for fam in Family:
         flat += [FAMILY_COLOUR[fam], FAMILY_TEXT[fam], *ruin_colours(fam)]
     for look in TERRAIN_LOOK.values():

@@ -82,6 +82,11 @@ TERRAIN_LOOK: dict[Terrain, TerrainLook] = {
 }
 GRID_LINE: RGB = (190, 182, 160)
 RUIN_GREY: RGB = (226, 224, 220)
+# The ring around a change on the table image's small ages: an electric violet, the colour
+# farthest from every colour of a board (terrain, families, ruins, players, ink, paper) under
+# normal vision and the three simulated deficiencies (delta E >= 29; test_palette.py), so that
+# it reads as "changed" and never as an owner's band or a terrain.
+RING: RGB = (136, 0, 255)
 
 
 # --- players: a colour and a shape each (two cues) ------------------------------------------

@@ -12,7 +12,7 @@ import render.board
 from engine import BUILDINGS, PRINTED_HAMLETS, Age, BuildingType, Family, public_view
 from engine.builder import position
 from engine.constants import COLS, capacity
-from engine.state import Tile
+from engine.state import Board, Tile
 from render.board import (
     DETAIL_CELL,
     MIN_SPECK,
@@ -25,7 +25,7 @@ from render.board import (
     tile_layout,
 )
 from render.images import AGE_CELL, BOARDS_CELL, MOVE_CELL, THUMB_CELL
-from render.style import player_look
+from render.style import INK, player_look, ruin_colours
 from render.table import MAP_H, MAP_W, THUMB_CELLS, WINDOWS
 
 CELLS = sorted({THUMB_CELL, 20, DETAIL_CELL, 30, BOARDS_CELL, MOVE_CELL, 48, AGE_CELL})
@@ -105,6 +105,20 @@ def test_on_the_smallest_maps_cubes_too_small_to_see_are_left_out_never_degenera
     view = public_view(position(4, reason="Town G5 cubes=1,2; City I13 cubes=0,0,1,2",
                                 hamlet_cubes={"Q14": 2}))
     board_layer(view.boards[Age.REASON], BoardGeometry(cell, labels=False))  # paints
+
+
+@pytest.mark.parametrize("cell", THUMB_CELLS)
+def test_every_tile_paints_on_the_small_ages_of_the_table(cell: int) -> None:
+    """At 8 px a square (five long names) the outline of an owned Watchtower or Chapel fills
+    it: it is drawn without its owner's band, which once raised an error there and left the
+    table message without its picture."""
+    geo = BoardGeometry(cell, labels=False)
+    for tile, age in tiles_to_check():
+        img = board_layer(Board(age=age, tiles=[tile]), geo)
+        x, y = tile_layout(tile, age, geo.band, geo.band, cell).box[:2]
+        family = BUILDINGS[tile.type].family
+        outline = ruin_colours(family)[2] if tile.ruin else INK
+        assert img.getpixel((round(x), round(y))) == outline, (tile.type, tile.owner, cell)
 
 
 def test_names_give_way_to_codes_rather_than_being_cut() -> None:

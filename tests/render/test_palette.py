@@ -14,7 +14,21 @@ import render
 from engine import Age, Family
 from render.images import age_image, boards_image, hand_image, move_image
 from render.png import encode, palette_colours, to_palette
-from render.style import FAMILY_COLOUR, INK, PLAYER_LOOK, RGB
+from render.style import (
+    FAMILY_COLOUR,
+    GRID_LINE,
+    INK,
+    MUTED,
+    PAPER,
+    PLAYER_LOOK,
+    RGB,
+    RING,
+    RUIN_GREY,
+    TERRAIN_LOOK,
+    WHITE,
+    player_tint,
+    ruin_colours,
+)
 
 from . import states
 
@@ -69,6 +83,29 @@ def test_players_colours_differ_from_each_other_and_from_every_family(vision: st
         assert math.dist(lab(look.colour, vision), lab(fam, vision)) >= 20, (look, fam, vision)
     assert len({look.shape for look in PLAYER_LOOK}) == len(PLAYER_LOOK)
     assert all(math.dist(lab(look.colour, vision), lab(INK, vision)) >= 20 for look in PLAYER_LOOK)
+
+
+def board_colours() -> list[RGB]:
+    """Every flat colour a board is drawn in: paper, ink, terrain and its patterns, the
+    families with their ruins, the players and the tints behind their rows."""
+    out = [PAPER, INK, MUTED, WHITE, GRID_LINE, RUIN_GREY]
+    for fam in Family:
+        out += [FAMILY_COLOUR[fam], *ruin_colours(fam)]
+    for look in TERRAIN_LOOK.values():
+        out += [look.fill, look.mark]
+    out += [p.colour for p in PLAYER_LOOK] + [player_tint(s) for s in range(len(PLAYER_LOOK))]
+    return out
+
+
+@pytest.mark.parametrize("vision", list(SIMULATIONS))
+def test_the_ring_of_a_change_on_a_small_age_differs_from_every_colour_of_a_board(
+        vision: str) -> None:
+    """Delta E of at least 25 (the players' bar): the ring reads as a change, never as an
+    owner's band, a family or a terrain. Of all colours, the ring's violet is about the
+    farthest from the nearest board colour (29.6, from the muted grey under tritanopia)."""
+    for colour in board_colours():
+        gap = math.dist(lab(RING, vision), lab(colour, vision))
+        assert gap >= 25, (colour, vision, gap)
 
 
 def _images() -> dict[str, Image.Image]:

@@ -4,17 +4,18 @@ the age of the move large around what changed, the other two small, a key of the
 from __future__ import annotations
 
 import io
+import math
 
 import pytest
 from PIL import Image
 
 import render
-from engine import Age, PublicView, public_view
+from engine import Age, Event, PublicView, public_view
 from engine.builder import position
 from engine.constants import COLS, ROWS
-from render.board import tile_layout
+from render.board import tile_layout, tile_pad
 from render.images import move_layout
-from render.style import INK, player_look
+from render.style import INK, RING, player_look
 from render.table import (
     MAP_H,
     MAP_W,
@@ -27,6 +28,7 @@ from render.table import (
 
 from . import states
 from .golden_helper import assert_matches_golden
+from .test_palette import lab
 
 PREVIEW_BOX = (550, 350)  # Discord's chat preview on a desktop, about
 PHONE_HEIGHT = 400  # and an image fitted to 400 px tall
@@ -113,6 +115,75 @@ def test_at_preview_size_the_move_its_label_and_its_owner_stay_legible() -> None
     assert not _legible(render.move_png(view, states.NAMES_4, events),
                         mlay.geometry[Age.MIGHT].cell,
                         _keep_region([mlay.square_box(Age.MIGHT, s) for s in keep]))
+
+
+# --- a change on the small ages, at a glance -------------------------------------------------
+
+COLUMN_WIDTH = 400  # a column of table messages scrolled back through: each about 400 px wide
+VISIBLE = 25  # delta E: a pixel the outline changes this much is seen (test_palette's bar)
+RING_PX = 3.0  # the band of such pixels along the border, in preview pixels (the large age's)
+
+
+def _without(marks: dict[Age, set[int]], age: Age) -> dict[Age, set[int]]:
+    return {a: squares for a, squares in marks.items() if a is not age}
+
+
+def _border(squares: set[int]) -> int:
+    """The length of the region's border, in sides of a square."""
+    steps = ((-1, 0), (1, 0), (0, -1), (0, 1))
+    return sum(1 for s in squares for dc, dr in steps
+               if not (0 <= s % COLS + dc < COLS and 0 <= s // COLS + dr < ROWS)
+               or s + dc + dr * COLS not in squares)
+
+
+def visible_ring(view: PublicView, names: list[str], events: list[Event], age: Age) -> float:
+    """How wide, in pixels at ``COLUMN_WIDTH``, the outline of ``age``'s changes is where it
+    can be seen: the table image with it and without it (the same large age and window)
+    are scaled down with LANCZOS, and the pixels whose colour it moves by ``VISIBLE`` or more
+    are counted, per pixel of the outlined region's border."""
+    marks = render.highlights_from_events(events)
+    lay = table_layout(view, names, events, marks)
+    scale = COLUMN_WIDTH / lay.width
+    images = [scaled(decode(render.table_png(view, names, events, hl, focus=lay.focus)), scale)
+              for hl in (marks, _without(marks, age))]
+    seen = sum(1 for a, b in zip(*(img.get_flattened_data() for img in images), strict=True)
+               if a != b and math.dist(lab(a, "normal"), lab(b, "normal")) >= VISIBLE)
+    return seen / (_border(marks[age]) * lay.thumb.cell * scale)
+
+
+@pytest.mark.parametrize("names", [states.NAMES_4, ["W" * 32] * 4], ids=["11 px", "8 px"])
+def test_at_400_px_wide_a_change_on_a_small_age_stands_out(names: list[str]) -> None:
+    """Alice's Keep ripples to Faith (the Keep, owned) and Reason (a ruin, and the squares of
+    the Town it erased, now empty). Scaled to 400 px wide (a small age's square is then 4.7
+    px, 3.4 with long names), the outline must change the picture visibly over a band at
+    least ``RING_PX`` wide all along its border. Why 3: measured the same way, the large
+    age's outline (10 px, dark with a white core), which reads at once, gives 3.0; the small
+    ages' former one (4 px, dark and white) gave 1.0-1.4, a pale ring there when looked
+    for, not at a glance (looked at). The violet ring gives 3.7-4.5."""
+    view, events, _ = states.mid_game()
+    for age in (Age.FAITH, Age.REASON):
+        assert visible_ring(view, names, events, age) >= RING_PX, age
+
+
+def test_the_ring_on_a_small_age_hides_nothing_of_what_stands_in_its_squares() -> None:
+    """At full size, every changed square of a small age, less the pad between its edge and
+    a tile, is the same with and without the outline: the building, the owner's band and
+    shape, the cubes; it is the neighbours' edges the ring covers."""
+    view, events, _ = states.mid_game()
+    marks = render.highlights_from_events(events)
+    lay = table_layout(view, states.NAMES_4, events, marks)
+    pad = tile_pad(lay.thumb.cell)
+    for age in lay.thumbs:
+        both = [decode(render.table_png(view, states.NAMES_4, events, hl, focus=lay.focus))
+                for hl in (marks, _without(marks, age))]
+        for square in marks[age]:
+            box = lay.square_box(age, square)
+            assert box is not None
+            x0, y0, x1, y1 = (round(v) for v in box)
+            inner = (x0 + pad, y0 + pad, x1 - pad, y1 - pad)
+            assert both[0].crop(inner).tobytes() == both[1].crop(inner).tobytes(), (age, square)
+            if square - COLS not in marks[age]:  # the pad along the region's top: the ring
+                assert both[0].getpixel(((x0 + x1) // 2, y0)) == RING, (age, square)
 
 
 def test_the_window_holds_the_changes_with_a_square_to_spare() -> None:

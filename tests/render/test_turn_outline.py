@@ -12,6 +12,7 @@ import render
 from engine import Age, BuildingType, Construct, Demolish, Event, GameState, parse_square
 from engine.builder import position
 from render.board import HIGHLIGHT_INNER
+from render.style import RING
 from render.table import table_focus, table_layout
 
 NAMES = ["Ann", "Bob", "Cid"]
@@ -37,13 +38,15 @@ def _two_boards() -> tuple[engine.PublicView, list[list[Event]]]:
     return engine.public_view(state), moves
 
 
-def _outlined(img: Image.Image, box: tuple[float, float, float, float] | None) -> bool:
-    """The middle of each side of the square is the outline's white core."""
+def _outlined(img: Image.Image, box: tuple[float, float, float, float] | None,
+              colour: tuple[int, int, int] = HIGHLIGHT_INNER) -> bool:
+    """The middle of each side of the square is the outline's colour: the white core on a
+    large age, the violet ring on a small one."""
     assert box is not None
     x0, y0, x1, y1 = (round(v) for v in box)
     sides = [((x0 + x1) // 2, y0), ((x0 + x1) // 2, y1), (x0, (y0 + y1) // 2),
              (x1, (y0 + y1) // 2)]
-    return all(img.getpixel(p) == HIGHLIGHT_INNER for p in sides)
+    return all(img.getpixel(p) == colour for p in sides)
 
 
 def _decode(png: bytes) -> Image.Image:
@@ -61,12 +64,12 @@ def test_r15_two_changes_on_two_boards_are_both_outlined_the_last_ones_age_large
     assert table_focus(view, marks, last) is Age.FAITH
     img = _decode(render.table_png(view, NAMES, last, marks))
     assert _outlined(img, lay.square_box(Age.FAITH, G2))  # large
-    assert _outlined(img, lay.square_box(Age.MIGHT, F1))  # small, on the right
+    assert _outlined(img, lay.square_box(Age.MIGHT, F1), RING)  # small, on the right
     # the last move's events alone outline only the Chapel
     alone = table_layout(view, NAMES, last)
     img = _decode(render.table_png(view, NAMES, last))
     assert _outlined(img, alone.square_box(Age.FAITH, G2))
-    assert not _outlined(img, alone.square_box(Age.MIGHT, F1))
+    assert not _outlined(img, alone.square_box(Age.MIGHT, F1), RING)
 
 
 def test_r15_the_alt_text_says_the_turns_earlier_changes_are_outlined_too() -> None:
