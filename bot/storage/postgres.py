@@ -26,6 +26,7 @@ Unix seconds in ``double precision``, Discord ids and seeds ``bigint``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import logging
 import re
@@ -47,6 +48,7 @@ _MIGRATION_LOCK = (0x4B48, 1)
 log = logging.getLogger("khronos.storage")
 # the class of the session advisory locks that mark live storages (PgHolder), one key each
 _HOLDER_CLASS = 0x4B4C
+
 
 # --- migrations: migration i (1-based) brings khronos_schema.version from i-1 to i ------------
 
@@ -555,15 +557,14 @@ class PgStorage:
             try:
                 yield tx
             except BaseException:
-                await asyncio.shield(tr.rollback())
+                await _rollback_quietly(conn, tr)
                 raise
             finally:
                 self._open_tx.reset(token)
             try:
                 await self._commit(tr, tx)
             except BaseException:
-                if conn.is_in_transaction():
-                    await asyncio.shield(tr.rollback())
+                await _rollback_quietly(conn, tr)
                 raise
 
     async def _hold_again(self) -> None:
@@ -596,3 +597,19 @@ async def _version(conn: _Conn) -> int:
         return 0
     value = await conn.fetchval("SELECT MAX(version) FROM khronos_schema")
     return int(value) if value is not None else 0
+
+
+async def _rollback_quietly(conn: _Conn, tr: asyncpg.transaction.Transaction) -> None:
+    """Roll back after a failure or a cancellation, of the block or of its COMMIT. An error
+    of the rollback itself never replaces the original exception, so that a cancelled task
+    still ends as cancelled (the stop cancels the timer task wherever it is). A COMMIT cut
+    halfway leaves asyncpg's transaction object in its error state, which refuses to roll
+    back: the connection is then rolled back directly (a warning of the server if the
+    commit had ended the transaction after all), so that it goes back to the pool clean."""
+    if not conn.is_in_transaction():  # a COMMIT that failed on the server ended it
+        return
+    with contextlib.suppress(asyncpg.PostgresError, asyncpg.InterfaceError, OSError):
+        try:
+            await asyncio.shield(tr.rollback())
+        except asyncpg.InterfaceError:
+            await asyncio.shield(conn.execute("ROLLBACK"))
