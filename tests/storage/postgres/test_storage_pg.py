@@ -17,7 +17,7 @@ from bot.storage.postgres import MIGRATIONS, SCHEMA_VERSION, PgStorage
 from bot.storage.sqlite import SqliteStorage
 from engine import Age, EndTurn, EngineError, Travel
 from tests.service.conftest import Clock, current_user, started_game
-from tests.storage.postgres.backend import PG_URL, needs_pg, pg_connect, pg_schema
+from tests.storage.postgres.backend import PG_URL, commits_held, needs_pg, pg_connect, pg_schema
 
 HOUR = 3600.0
 
@@ -214,15 +214,6 @@ async def test_a_nested_write_joins_the_open_transaction() -> None:
             assert [x.user_id for x in await q.seats(gid)] == [1]  # rolled back together
 
 
-# a trigger deferred to the COMMIT that waits for an advisory lock: the commit waits while the
-# test holds that lock
-HOLD_COMMIT = """
-CREATE FUNCTION hold_commit() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN PERFORM pg_advisory_xact_lock({key}); RETURN NULL; END $$;
-CREATE CONSTRAINT TRIGGER hold_commit AFTER INSERT ON games DEFERRABLE INITIALLY DEFERRED
-FOR EACH ROW EXECUTE FUNCTION hold_commit();
-"""
-
 
 @needs_pg
 async def test_a_write_cancelled_during_its_commit_ends_cancelled_and_the_storage_works(
@@ -234,13 +225,8 @@ async def test_a_write_cancelled_during_its_commit_ends_cancelled_and_the_storag
     timer, postponed it and went on). Nothing is committed, the connection goes back to the
     pool clean, and the next writes work."""
     assert PG_URL is not None
-    key = 0x4B54 + 1
     async with pg_schema() as schema, PgStorage(PG_URL, schema=schema, max_size=1) as s:
-        lock = await pg_connect()
-        try:
-            await lock.execute(f"SET search_path = {schema}")
-            await lock.execute(HOLD_COMMIT.format(key=key))
-            await lock.execute("SELECT pg_advisory_lock($1)", key)
+        async with commits_held(schema, "games") as waiting:
 
             async def create() -> None:
                 async with s.write() as tx:
@@ -248,20 +234,10 @@ async def test_a_write_cancelled_during_its_commit_ends_cancelled_and_the_storag
                                          settings="{}", seed=1, now=0.0)
 
             task = asyncio.ensure_future(create())
-            waiting = ("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' "
-                       "AND NOT granted AND objid = $1")
-            for _ in range(500):
-                if await lock.fetchval(waiting, key):
-                    break
-                await asyncio.sleep(0.02)
-            else:
-                raise AssertionError("the commit did not wait for the lock")
+            await waiting()
             task.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await task
-            await lock.execute("DROP TRIGGER hold_commit ON games")
-        finally:
-            await lock.close()
         async with s.read() as q:
             assert await q.games() == [], "the cancelled commit committed nothing"
         async with s.write() as tx:  # the one connection of the pool works
