@@ -551,7 +551,7 @@ class PgStorage:
             await self._hold_again()
         async with self._require_pool().acquire() as conn:
             tr = conn.transaction()
-            await tr.start()
+            await _begin(conn, tr)
             tx = PgTx(PgRun(conn), self.holder)
             token = self._open_tx.set(tx)
             try:
@@ -613,3 +613,18 @@ async def _rollback_quietly(conn: _Conn, tr: asyncpg.transaction.Transaction) ->
             await asyncio.shield(tr.rollback())
         except asyncpg.InterfaceError:
             await asyncio.shield(conn.execute("ROLLBACK"))
+
+
+async def _begin(conn: _Conn, tr: asyncpg.transaction.Transaction) -> None:
+    """Start ``tr``. A caller cancelled meanwhile lets the BEGIN (one round trip, no lock)
+    finish and rolls it back before the cancellation goes on: cut halfway, asyncpg kept the
+    transaction marked open on the connection, and the pool logged "Resetting connection
+    with an active transaction" as an error when it took the connection back."""
+    start = asyncio.ensure_future(tr.start())
+    try:
+        await asyncio.shield(start)
+    except asyncio.CancelledError:
+        with contextlib.suppress(Exception):
+            await start
+        await _rollback_quietly(conn, tr)
+        raise

@@ -4,6 +4,7 @@ storages (two processes) on one database do at the same moment."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from pathlib import Path
 
 import asyncpg
@@ -246,3 +247,46 @@ async def test_a_write_cancelled_during_its_commit_ends_cancelled_and_the_storag
         async with s.read() as q:
             assert [g.channel_id for g in await q.games()] == [2]
     assert not [r for r in caplog.records if r.levelname in ("ERROR", "CRITICAL")]
+
+
+@needs_pg
+async def test_reads_and_writes_cancelled_anywhere_leave_the_connections_clean() -> None:
+    """A task cancelled at any point of a write or a read (its BEGIN, a query, its COMMIT)
+    ends cancelled and gives its connection back outside any transaction. A write cut in its
+    BEGIN used to leave asyncpg's transaction marked open on the connection, and the pool then
+    logged "Resetting connection with an active transaction" as an error (the stop cancels
+    the timer task and the outbox task wherever they are)."""
+    assert PG_URL is not None
+    loop = asyncio.get_running_loop()
+    complaints: list[str] = []
+    before = loop.get_exception_handler()
+    loop.set_exception_handler(lambda _loop, context: complaints.append(context["message"]))
+    try:
+        async with pg_schema() as schema, PgStorage(PG_URL, schema=schema, max_size=1) as s:
+
+            async def write() -> None:
+                async with s.write() as tx:
+                    await tx.last_seq(1)
+
+            async def read() -> None:
+                async with s.read() as q:
+                    await q.last_seq(1)
+
+            for call in (write, read):
+                for steps in range(3000):  # later and later, until it ends first
+                    task = asyncio.ensure_future(call())
+                    for _ in range(steps):
+                        await asyncio.sleep(0)
+                    ended = task.done()
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await task
+                    await write()  # the pool's one connection works
+                    await read()
+                    if ended:
+                        break
+                else:
+                    raise AssertionError(f"{call.__name__} never ended")
+    finally:
+        loop.set_exception_handler(before)
+    assert complaints == []
