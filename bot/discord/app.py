@@ -161,7 +161,8 @@ class KhronosBot(commands.AutoShardedBot):
     async def _stop(self) -> None:
         """In order: no new commands or timers; the computers' workers stop meanwhile; what is
         committed is delivered (commands being handled finish first), for ``STOP_GRACE``
-        seconds at most; then the gateway, the image workers and the database close."""
+        seconds at most; then the gateway and the image workers close, what is still running
+        is cancelled, and the database closes."""
         deadline = time.monotonic() + STOP_GRACE
         await self.heartbeat.stop()
         if self.dispatcher is not None:
@@ -178,6 +179,7 @@ class KhronosBot(commands.AutoShardedBot):
         self.renderer.close()
         if workers is not None:
             await workers
+        await self._cancel_abandoned()
         await self._say_what_is_left()
         # taken before awaiting, so that nothing closes the connections twice
         storage, self._own_storage = self._own_storage, None
@@ -218,6 +220,18 @@ class KhronosBot(commands.AutoShardedBot):
             pass
         except Exception:
             log.exception("stopping: the last delivery pass failed")
+
+    async def _cancel_abandoned(self) -> None:
+        """Cancel the commands and the timers' deliveries the grace abandoned, and let them
+        end, before the database closes: left running, they met its closed connections (an
+        error logged in the middle of the stop; a row being read taken for an unreadable
+        one). Nothing of theirs could go out any more (the connection to Discord is closed);
+        what they committed stays in the outbox for the next start."""
+        left = [task for task in self._commands | self._deliveries if not task.done()]
+        for task in left:
+            task.cancel()
+        if left:
+            await asyncio.wait(left, timeout=STOP_CLOSE)
 
     async def _say_what_is_left(self) -> None:
         """Log once how many outbox rows the stop leaves for the next start (which sends them

@@ -55,6 +55,7 @@ class TimerDispatcher:
         self._task: asyncio.Task[None] | None = None
         self.fired = 0  # timers that produced something to deliver (for tests and logs)
         self.failing = 0  # consecutive rounds in which the storage failed (backoff)
+        self._stopping = False  # stop() is cancelling the task: no error is the timers'
 
     @property
     def running(self) -> bool:
@@ -62,14 +63,26 @@ class TimerDispatcher:
 
     def start(self) -> None:
         if not self.running:
+            self._stopping = False
             self._task = asyncio.create_task(self._run(), name="khronos-timers")
 
     async def stop(self) -> None:
+        """Cancel the task wherever it is: a timer being fired is left as it was (its
+        transaction rolls back; a computer's thinking is dropped), due for the next start.
+        An error raised in place of the cancellation (a COMMIT cut halfway) is the stop's
+        doing: the timer is not postponed as a failed one, and the loop ends all the same."""
         task, self._task = self._task, None
         if task is not None:
+            self._stopping = True
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+
+    def _cut(self, exc: BaseException) -> None:
+        """Raise the cancellation if ``exc`` came from the stop cutting the task."""
+        if self._stopping:
+            log.debug("timers: stopped while busy (%s: %s)", type(exc).__name__, exc)
+            raise asyncio.CancelledError from exc
 
     def wake(self) -> None:
         """Look at the timers again now (after a command that may have created one)."""
@@ -86,12 +99,14 @@ class TimerDispatcher:
         try:
             due = await self.service.due_timers(self.clock())
         except Exception as exc:
+            self._cut(exc)
             self._failed(exc)
             return 0
         for timer_id in due:
             try:
                 outcome = await self.service.fire_timer(timer_id)
             except Exception as exc:
+                self._cut(exc)  # left as it was, not postponed: the stop cut it
                 try:
                     await self.service.postpone_timer(timer_id, RETRY_AFTER)
                 except Exception:
@@ -126,7 +141,7 @@ class TimerDispatcher:
     async def _run(self) -> None:
         if self.ready is not None:
             await self.ready()
-        while True:
+        while not self._stopping:
             self._wake.clear()  # a wake() from here on interrupts the coming sleep
             delay = self.max_sleep
             try:
@@ -138,6 +153,7 @@ class TimerDispatcher:
                     if nxt is not None:
                         delay = min(max(nxt - self.clock(), 0.0), self.max_sleep)
             except Exception as exc:
+                self._cut(exc)
                 self._failed(exc)
                 delay = self.backoff()
             if self.failing:

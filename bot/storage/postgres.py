@@ -26,6 +26,7 @@ Unix seconds in ``double precision``, Discord ids and seeds ``bigint``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import logging
 import re
@@ -47,6 +48,7 @@ _MIGRATION_LOCK = (0x4B48, 1)
 log = logging.getLogger("khronos.storage")
 # the class of the session advisory locks that mark live storages (PgHolder), one key each
 _HOLDER_CLASS = 0x4B4C
+
 
 # --- migrations: migration i (1-based) brings khronos_schema.version from i-1 to i ------------
 
@@ -549,21 +551,20 @@ class PgStorage:
             await self._hold_again()
         async with self._require_pool().acquire() as conn:
             tr = conn.transaction()
-            await tr.start()
+            await _begin(conn, tr)
             tx = PgTx(PgRun(conn), self.holder)
             token = self._open_tx.set(tx)
             try:
                 yield tx
             except BaseException:
-                await asyncio.shield(tr.rollback())
+                await _rollback_quietly(conn, tr)
                 raise
             finally:
                 self._open_tx.reset(token)
             try:
                 await self._commit(tr, tx)
             except BaseException:
-                if conn.is_in_transaction():
-                    await asyncio.shield(tr.rollback())
+                await _rollback_quietly(conn, tr)
                 raise
 
     async def _hold_again(self) -> None:
@@ -596,3 +597,34 @@ async def _version(conn: _Conn) -> int:
         return 0
     value = await conn.fetchval("SELECT MAX(version) FROM khronos_schema")
     return int(value) if value is not None else 0
+
+
+async def _rollback_quietly(conn: _Conn, tr: asyncpg.transaction.Transaction) -> None:
+    """Roll back after a failure or a cancellation, of the block or of its COMMIT. An error
+    of the rollback itself never replaces the original exception, so that a cancelled task
+    still ends as cancelled (the stop cancels the timer task wherever it is). A COMMIT cut
+    halfway leaves asyncpg's transaction object in its error state, which refuses to roll
+    back: the connection is then rolled back directly (a warning of the server if the
+    commit had ended the transaction after all), so that it goes back to the pool clean."""
+    if not conn.is_in_transaction():  # a COMMIT that failed on the server ended it
+        return
+    with contextlib.suppress(asyncpg.PostgresError, asyncpg.InterfaceError, OSError):
+        try:
+            await asyncio.shield(tr.rollback())
+        except asyncpg.InterfaceError:
+            await asyncio.shield(conn.execute("ROLLBACK"))
+
+
+async def _begin(conn: _Conn, tr: asyncpg.transaction.Transaction) -> None:
+    """Start ``tr``. A caller cancelled meanwhile lets the BEGIN (one round trip, no lock)
+    finish and rolls it back before the cancellation goes on: cut halfway, asyncpg kept the
+    transaction marked open on the connection, and the pool logged "Resetting connection
+    with an active transaction" as an error when it took the connection back."""
+    start = asyncio.ensure_future(tr.start())
+    try:
+        await asyncio.shield(start)
+    except asyncio.CancelledError:
+        with contextlib.suppress(Exception):
+            await start
+        await _rollback_quietly(conn, tr)
+        raise

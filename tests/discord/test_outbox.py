@@ -7,6 +7,7 @@ mentions that never reach @everyone."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from dataclasses import replace
 from typing import Any
@@ -14,6 +15,7 @@ from typing import Any
 import pytest
 
 import engine
+from bot.discord import app
 from bot.service import GameService, PermissionDenied
 from bot.storage.sqlite import SqliteStorage
 from engine import Age, BuildingType
@@ -133,6 +135,48 @@ async def test_sigterm_stops_commands_and_finishes_deliveries(
     async with SqliteStorage.in_dir(scene.data) as storage:
         assert (await GameService(storage).info(ch.id)).version == info.version + 1, \
             "the move before the signal stands; the /end after it was not played"
+
+
+async def test_the_stop_ends_the_deliveries_it_abandoned_before_closing_the_database(
+        scene: Scene, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+        ) -> None:
+    """A timer's delivery still waiting when the grace ends (here for its game's outbox,
+    claimed by another process) is cancelled and has ended when the database closes: left
+    running, it went on against closed connections (a row whose image it was reading at
+    that moment was taken for an unreadable one, with an error logged). Its rows stay for
+    the next start, as they were."""
+    monkeypatch.setattr(app, "STOP_GRACE", 0.3)
+    fake, ch = scene.fake, scene.ch
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    async with fake.running(scene.bot()) as bot:
+        table = Table(fake, bot, ch, [alice, bob])
+        info, state, first, second = await two_seated(table, alice, bob)
+        await wait_until(lambda: not fake.posts_in_flight)
+        async with SqliteStorage.in_dir(scene.data) as other:  # another process
+            out = await GameService(other).act(ch.id, first.id, engine.EndTurn())
+            now = time.time()
+            async with other.write() as tx:
+                assert await tx.claim_outbox(info.game_id, "other", now, now + 60)
+            await bot.deliver_later(out)  # as the timer task does: it waits for the claim
+            (waiting,) = bot._deliveries
+            storage = bot._own_storage
+            assert storage is not None
+            running_at_close: list[bool] = []
+            closing = storage.close
+
+            async def close() -> None:
+                running_at_close.append(not waiting.done())
+                await closing()
+
+            monkeypatch.setattr(storage, "close", close)
+            with caplog.at_level(logging.DEBUG):
+                await bot.close()
+            assert running_at_close == [False], "the delivery ended before the database closed"
+            assert waiting.cancelled()
+            async with other.read() as q:
+                left = await q.unsent(info.game_id)
+            assert left and all(r.attempts == 0 for r in left), "left as they were"
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
 
 
 async def test_the_closed_dm_notice_is_said_once_even_across_restarts(

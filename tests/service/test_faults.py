@@ -1,6 +1,6 @@
 """SqliteStorage faults: the timer loop backs off when the database cannot
-be written, a deleted database file is refused loudly, and a cancelled command leaves the
-connections usable."""
+be written, a deleted database file is refused loudly, a cancelled command leaves the
+connections usable, and the timer loop's stop is a stop whatever error it cuts."""
 
 from __future__ import annotations
 
@@ -110,3 +110,59 @@ async def test_commands_cancelled_anywhere_leave_the_storage_usable(
                 await tx.last_seq(1)
     finally:
         await storage.close()
+
+
+class CutBadly:
+    """A service whose first timer, cancelled while it fires, fails with another error in
+    place of the cancellation (as asyncpg did for a COMMIT cut halfway); nothing else is
+    due."""
+
+    clock = staticmethod(lambda: 1_700_000_000.0)
+
+    def __init__(self) -> None:
+        self.firing = asyncio.Event()
+        self.postponed: list[int] = []
+        self.rounds = 0
+
+    async def due_timers(self, now: float | None = None) -> list[int]:
+        self.rounds += 1
+        return [1, 2] if self.rounds == 1 else []
+
+    async def fire_timer(self, timer_id: int) -> Outcome | None:
+        if timer_id != 1:
+            return None
+        self.firing.set()
+        try:
+            await asyncio.sleep(60)
+        except asyncio.CancelledError:
+            raise RuntimeError("cannot rollback; the transaction is in error state") from None
+        return None
+
+    async def postpone_timer(self, timer_id: int, seconds: float) -> None:
+        self.postponed.append(timer_id)
+
+    async def next_timer_due(self) -> float | None:
+        return None
+
+
+async def test_a_stop_that_cuts_a_timer_with_an_error_still_stops_and_leaves_it_due(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """The stop cancels the timer task wherever it is; an error raised in place of the
+    cancellation is the stop's doing, not the timer's: the timer is not postponed (it stays
+    due: the next start fires it), nothing is logged as an error, and the loop ends instead
+    of going on with the next timer (a stop that never ended)."""
+    service = CutBadly()
+
+    async def deliver(out: Outcome) -> None:
+        raise AssertionError("nothing to deliver")
+
+    service_any: Any = service
+    dispatcher = TimerDispatcher(service_any, deliver)
+    with caplog.at_level(logging.DEBUG, logger="khronos.timers"):
+        dispatcher.start()
+        await asyncio.wait_for(service.firing.wait(), 10)
+        stopping = asyncio.ensure_future(dispatcher.stop())
+        await asyncio.wait({stopping}, timeout=5)
+    assert stopping.done(), "the stop ended"
+    assert service.postponed == []
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]

@@ -37,3 +37,53 @@ if _SHIFT:
 
     assert core.ServiceCore.__init__.__kwdefaults__ is not None
     core.ServiceCore.__init__.__kwdefaults__["clock"] = _shifted
+
+# tests of a stop in the middle of a timer's work: ``KHRONOS_HOLD_DIR`` names a folder. While
+# a file ``play`` is in it, a move that a timer makes (a deadline's default, a computer's
+# action; not a person's command) is held inside its transaction, computed but not committed
+# (``MovesMixin._play``); while a file ``think`` is in it, a computer's decision is held in
+# the worker that computes it (``ai.worker.decide_json``). A held point first writes
+# ``<name>.reached`` in the folder; a hold ends after ``_HOLD_LIMIT`` seconds whatever happens.
+_HOLD = os.environ.get("KHRONOS_HOLD_DIR")
+_HOLD_LIMIT = 60.0
+if _HOLD:
+    import asyncio
+    import time
+    from pathlib import Path
+    from typing import Any
+
+    import ai.worker
+    from bot.service import moves
+
+    def _held(name: str) -> bool:
+        """Whether the point ``name`` is to hold; if so, says that it is reached."""
+        gate = Path(_HOLD, name)
+        if not gate.exists():
+            return False
+        Path(_HOLD, f"{name}.reached").write_text(str(os.getpid()))
+        return True
+
+    _decide = ai.worker.decide_json
+
+    def held_decide_json(*args: Any) -> Any:
+        if _held("think"):
+            end = time.monotonic() + _HOLD_LIMIT
+            while Path(_HOLD, "think").exists() and time.monotonic() < end:
+                time.sleep(0.02)
+        return _decide(*args)
+
+    ai.worker.decide_json = held_decide_json
+
+    _play = moves.MovesMixin._play
+
+    async def _held_play(*args: Any, **kwargs: Any) -> Any:
+        out = await _play(*args, **kwargs)
+        first = kwargs.get("first")
+        by_timer = first is None or first[1] is None or first[1] < 0  # no person's move
+        if by_timer and _held("play"):
+            end = time.monotonic() + _HOLD_LIMIT
+            while Path(_HOLD, "play").exists() and time.monotonic() < end:
+                await asyncio.sleep(0.02)
+        return out
+
+    moves.MovesMixin._play = _held_play  # type: ignore[method-assign]

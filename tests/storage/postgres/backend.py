@@ -6,10 +6,12 @@ answer fails them (CI sets it: ``.ci/run`` starts a throwaway server)."""
 
 from __future__ import annotations
 
+import asyncio
 import os
+import random
 import sqlite3
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -109,3 +111,37 @@ async def fetch_raw(storage: AnyStorage, sql: str, *args: Any) -> list[tuple[Any
 
 # what a broken uniqueness rule raises, per backend
 INTEGRITY_ERRORS = (sqlite3.IntegrityError, asyncpg.IntegrityConstraintViolationError)
+
+
+@asynccontextmanager
+async def commits_held(schema: str, table: str) -> AsyncIterator[Callable[[], Awaitable[None]]]:
+    """While the block runs, a transaction that inserts into ``table`` of ``schema`` waits in
+    its COMMIT (a trigger deferred to the commit waits for an advisory lock this connection
+    holds). Yields ``waiting()``: returns once a commit waits (polls, 30 s at most). At the
+    end the trigger is dropped and the lock released: a waiting commit goes on."""
+    key = random.randrange(1, 2**31)  # below 2**31: no channel's lock has this key
+    conn = await pg_connect()
+    try:
+        await conn.execute(f"SET search_path = {schema}")
+        await conn.execute(f"""
+            CREATE FUNCTION hold_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN PERFORM pg_advisory_xact_lock({key}); RETURN NULL; END $$;
+            CREATE CONSTRAINT TRIGGER hold_commit AFTER INSERT ON {table}
+            DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION hold_commit();
+        """)
+        await conn.execute("SELECT pg_advisory_lock($1)", key)
+
+        async def waiting() -> None:
+            sql = ("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' "
+                   "AND NOT granted AND classid = 0 AND objid = $1")
+            loop = asyncio.get_running_loop()
+            end = loop.time() + 30
+            while not await conn.fetchval(sql, key):
+                assert loop.time() < end, "no commit waited"
+                await asyncio.sleep(0.02)
+
+        yield waiting
+        await conn.execute("SELECT pg_advisory_unlock($1)", key)  # first: a commit waits
+        await conn.execute(f"DROP TRIGGER hold_commit ON {table}; DROP FUNCTION hold_commit()")
+    finally:
+        await conn.close()  # the lock goes with its session

@@ -4,6 +4,7 @@ storages (two processes) on one database do at the same moment."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from pathlib import Path
 
 import asyncpg
@@ -17,7 +18,7 @@ from bot.storage.postgres import MIGRATIONS, SCHEMA_VERSION, PgStorage
 from bot.storage.sqlite import SqliteStorage
 from engine import Age, EndTurn, EngineError, Travel
 from tests.service.conftest import Clock, current_user, started_game
-from tests.storage.postgres.backend import PG_URL, needs_pg, pg_connect, pg_schema
+from tests.storage.postgres.backend import PG_URL, commits_held, needs_pg, pg_connect, pg_schema
 
 HOUR = 3600.0
 
@@ -212,3 +213,80 @@ async def test_a_nested_write_joins_the_open_transaction() -> None:
                 raise RuntimeError("the outer block fails")
         async with s.read() as q:
             assert [x.user_id for x in await q.seats(gid)] == [1]  # rolled back together
+
+
+
+@needs_pg
+async def test_a_write_cancelled_during_its_commit_ends_cancelled_and_the_storage_works(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """A task cancelled while its COMMIT is under way (the bot's stop cancels the timer task
+    wherever it is) ends cancelled, as anywhere else: asyncpg leaves the transaction object
+    in an error state, and rolling it back used to raise "cannot rollback; the transaction is
+    in error state" in place of the cancellation (the timer task then took it for a failed
+    timer, postponed it and went on). Nothing is committed, the connection goes back to the
+    pool clean, and the next writes work."""
+    assert PG_URL is not None
+    async with pg_schema() as schema, PgStorage(PG_URL, schema=schema, max_size=1) as s:
+        async with commits_held(schema, "games") as waiting:
+
+            async def create() -> None:
+                async with s.write() as tx:
+                    await tx.insert_game(guild_id=1, channel_id=1, creator_id=1,
+                                         settings="{}", seed=1, now=0.0)
+
+            task = asyncio.ensure_future(create())
+            await waiting()
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+        async with s.read() as q:
+            assert await q.games() == [], "the cancelled commit committed nothing"
+        async with s.write() as tx:  # the one connection of the pool works
+            await tx.insert_game(guild_id=1, channel_id=2, creator_id=1, settings="{}",
+                                 seed=1, now=0.0)
+        async with s.read() as q:
+            assert [g.channel_id for g in await q.games()] == [2]
+    assert not [r for r in caplog.records if r.levelname in ("ERROR", "CRITICAL")]
+
+
+@needs_pg
+async def test_reads_and_writes_cancelled_anywhere_leave_the_connections_clean() -> None:
+    """A task cancelled at any point of a write or a read (its BEGIN, a query, its COMMIT)
+    ends cancelled and gives its connection back outside any transaction. A write cut in its
+    BEGIN used to leave asyncpg's transaction marked open on the connection, and the pool then
+    logged "Resetting connection with an active transaction" as an error (the stop cancels
+    the timer task and the outbox task wherever they are)."""
+    assert PG_URL is not None
+    loop = asyncio.get_running_loop()
+    complaints: list[str] = []
+    before = loop.get_exception_handler()
+    loop.set_exception_handler(lambda _loop, context: complaints.append(context["message"]))
+    try:
+        async with pg_schema() as schema, PgStorage(PG_URL, schema=schema, max_size=1) as s:
+
+            async def write() -> None:
+                async with s.write() as tx:
+                    await tx.last_seq(1)
+
+            async def read() -> None:
+                async with s.read() as q:
+                    await q.last_seq(1)
+
+            for call in (write, read):
+                for steps in range(3000):  # later and later, until it ends first
+                    task = asyncio.ensure_future(call())
+                    for _ in range(steps):
+                        await asyncio.sleep(0)
+                    ended = task.done()
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await task
+                    await write()  # the pool's one connection works
+                    await read()
+                    if ended:
+                        break
+                else:
+                    raise AssertionError(f"{call.__name__} never ended")
+    finally:
+        loop.set_exception_handler(before)
+    assert complaints == []
