@@ -11,7 +11,7 @@ The verdict is the search's model, not the game's truth: use it to find the vari
 tournament, not instead of one.
 
     .venv/bin/python benchmarks/bench_choice.py --verdict /tmp/v4.json     # about 6 CPU-minutes
-    .venv/bin/python benchmarks/bench_choice.py --verdict /tmp/v4.json --knob hard.REPLAY_FROM=5
+    .venv/bin/python benchmarks/bench_choice.py --verdict /tmp/v4.json --knob hard.PRIOR_SHARE=0.6
 
 The verdict is computed once and kept in ``--verdict`` (a JSON file); later runs read it. A
 position whose chosen plan the verdict did not value (the plans depend on the clock only past
