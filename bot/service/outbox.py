@@ -124,6 +124,11 @@ class Stopped(Exception):
     no fault of the row, which is left exactly as it was, due at once for the next start."""
 
 
+class ReadFailed(Exception):
+    """The storage failed while a row's image was read back (a lost connection): no fault of
+    the row, which waits, as it was, for the next pass."""
+
+
 class Transport(Protocol):
     async def send(self, item: Delivery) -> str:
         """Deliver one row; returns how (``sent``, ``text-only``, ``dm-closed`` …; a table
@@ -328,8 +333,11 @@ async def with_image(storage: Storage, states: StateReader, item: Delivery) -> D
     if data is None:
         return item
     ref = StateRef.from_json(data["at"])
-    async with storage.read() as q:
-        shown = await states.read(q, item.game_id, ref, moves=data.get("kind") == "summary")
+    try:
+        async with storage.read() as q:
+            shown = await states.read(q, item.game_id, ref, moves=data.get("kind") == "summary")
+    except Exception as exc:  # the storage failed, not the row: neither dropped nor bare
+        raise ReadFailed(f"the state of outbox row {item.row_id} could not be read") from exc
     if shown is None:
         log.warning("outbox row %s: the state its image shows (log entry %s of game %s) "
                     "cannot be read; sent without it", item.row_id, ref.seq, item.game_id)
@@ -600,6 +608,10 @@ class Deliverer:
             return "blocked"
         try:
             item = await with_image(self.storage, self._states, delivery(row, now))
+        except ReadFailed:
+            log.warning("outbox row %s waits: its image's state could not be read now", row.id,
+                        exc_info=True)
+            return "blocked"  # the background task looks again within IDLE_POLL
         except (ValueError, KeyError, TypeError):
             log.exception("outbox row %s cannot be read; dropped", row.id)
             await self._mark(row.id, "unreadable")
@@ -749,6 +761,7 @@ class Deliverer:
 __all__ = [
     "Deliverer",
     "Delivery",
+    "ReadFailed",
     "RetryLater",
     "Stopped",
     "Transport",

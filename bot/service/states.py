@@ -24,7 +24,7 @@ from pydantic import ValidationError
 import engine
 from engine import CorruptState, EngineError, GameState
 
-from ..storage.api import MoveRow, Queries
+from ..storage.api import GameRow, MoveRow, Queries
 from .model import DRAW_KINDS, GameSettings, MoveKind
 
 LOOKBACK = 50  # the log entries a written image's state is looked for in (the command's own)
@@ -137,8 +137,9 @@ class StateReader:
         key = (game_id, ref.seq)
         shown = self._found.get(key)
         if shown is None or (moves and shown.moves is None):
+            found = await _fetch(q, game_id, ref.seq, moves)  # the storage's errors go on
             try:
-                shown = await _read(q, game_id, ref.seq, moves)
+                shown = None if found is None else await _build(found, ref.seq, moves)
             except (EngineError, ValidationError, ValueError, KeyError, TypeError):
                 shown = None
             if shown is None:
@@ -150,15 +151,34 @@ class StateReader:
         return shown if shown.state.step == ref.step else None
 
 
-async def _read(q: Queries, game_id: int, seq: int, with_moves: bool) -> Shown | None:
+@dataclass(frozen=True)
+class _Found:
+    """What the log holds for a state: read from the storage, not yet understood."""
+
+    game: GameRow
+    latest: bool
+    entries: list[MoveRow]
+    seats: int
+
+
+async def _fetch(q: Queries, game_id: int, seq: int, with_moves: bool) -> _Found | None:
+    """The rows a state is rebuilt from (None if the game is gone). Only the storage is read
+    here, so that its failure (a lost connection) is not taken for a damaged game."""
     game = await q.game(game_id)
     if game is None:
         return None
     latest = seq == await q.last_seq(game_id) and game.state is not None
     entries = [m for m in await q.moves(game_id) if m.seq <= seq] if (
         with_moves or not latest) else []
+    seats = len(await q.seats(game_id)) if not latest else 0
+    return _Found(game, latest, entries, seats)
+
+
+async def _build(found: _Found, seq: int, with_moves: bool) -> Shown:
+    """The state (and the moves in effect) from the rows read; raises if they are damaged."""
+    game, entries = found.game, found.entries
     moves = tuple((m.seat, m.action) for m in effective_moves(entries)) if with_moves else None
-    if latest:  # nothing logged since: the state as stored (right after the move)
+    if found.latest:  # nothing logged since: the state as stored (right after the move)
         assert game.state is not None
         return Shown(GameState.model_validate_json(game.state), game.seed, moves)
     if game.checkpoint is not None and game.checkpoint_seq <= seq:
@@ -166,7 +186,7 @@ async def _read(q: Queries, game_id: int, seq: int, with_moves: bool) -> Shown |
         after = effective_moves([m for m in entries if m.seq > game.checkpoint_seq])
     else:
         holdem = GameSettings.model_validate_json(game.settings).holdem
-        options = engine.Options(players=len(await q.seats(game_id)), holdem=holdem)
+        options = engine.Options(players=found.seats, holdem=holdem)
         state, after = engine.new_game(options, game.seed), effective_moves(entries)
     if after:  # off the event loop: a whole game takes up to ~100 ms
         state = await asyncio.to_thread(_apply_all, state, after)

@@ -13,6 +13,7 @@ import pytest
 import engine
 from bot.service import GameService
 from bot.service.outbox import CLAIM_FOR, MAX_ATTEMPTS, Deliverer, Delivery, RetryLater
+from bot.service.states import StateReader, StateRef
 from bot.storage.sqlite import SqliteStorage
 from tests.service.conftest import Clock, current_user, random_move, started_game
 from tests.storage.postgres.backend import AnyStorage, another, fetch_raw
@@ -332,3 +333,59 @@ async def test_stop_past_its_grace_cancels_the_send_leaving_the_row_unsent_and_u
     assert sorted(r[0] for r in left) == rows, "left for the next start"
     assert await fetch_raw(storage, "SELECT game_id FROM outbox_claims") == [], (
         "the next process need not wait for the claim to expire")
+
+
+async def test_a_storage_failure_while_an_image_is_read_back_leaves_its_row_for_later(
+        service: GameService, storage: AnyStorage, clock: Clock) -> None:
+    """The storage failing while a row's image state is read (a lost connection: aiosqlite
+    says so with a ValueError) is not the row's fault: the row is neither dropped as
+    unreadable nor sent without its picture; it waits, and the next pass sends it whole."""
+    rows = await games_with_rows(service, storage, range(1, 2))
+    log = SharedLog()
+    deliverer = Deliverer(storage, log.transport("one"), clock=clock)
+    reader = deliverer._states
+    read = reader.read
+    failed: list[int] = []
+
+    async def lost_once(*args: object, **kwargs: object) -> object:
+        if not failed:
+            failed.append(1)
+            raise ValueError("no active connection")
+        return await read(*args, **kwargs)  # type: ignore[arg-type]
+
+    reader.read = lost_once  # type: ignore[method-assign]
+    async with storage.read() as q:
+        (game_id,) = {r.game_id for r in await q.unsent()}
+    await deliverer.flush(game_id)
+    assert failed, "an image was read back"
+    assert await fetch_raw(storage, "SELECT id FROM outbox WHERE result = 'unreadable'") == []
+    assert await unsent(storage) > 0, "the row waits with the rows after it"
+    await deliverer.flush(game_id)
+    assert await unsent(storage) == 0
+    skipped = await superseded(storage)
+    assert [item.row_id for _, item in log.sent] == [r for r in rows if r not in skipped]
+    assert all(item.image is not None for _, item in log.sent if item.kind == "table")
+
+
+async def test_a_storage_failure_reading_a_state_is_not_taken_for_a_damaged_game(
+        service: GameService, storage: AnyStorage) -> None:
+    """``StateReader.read`` says None for a game it cannot rebuild (gone, damaged), but lets
+    the storage's own failure through: the caller must not take it for damage."""
+    await games_with_rows(service, storage, range(1, 2))
+    async with storage.read() as q:
+        row = (await q.unsent())[-1]
+        game_id = row.game_id
+        last = await q.last_seq(game_id)
+    reader = StateReader()
+    ref = StateRef(seq=last, step=0)
+
+    class Lost:
+        def __getattr__(self, name: str) -> object:
+            async def fail(*_args: object) -> None:
+                raise ValueError("no active connection")
+            return fail
+
+    with pytest.raises(ValueError, match="no active connection"):
+        await reader.read(Lost(), game_id, ref)  # type: ignore[arg-type]
+    async with storage.read() as q:
+        assert await reader.read(q, game_id + 1000, ref) is None  # no such game
