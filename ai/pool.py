@@ -160,10 +160,13 @@ class ThinkPool(Executor):
         for proc in procs:
             proc.join(max(end - time.monotonic(), 0.0))
         for proc in procs:
-            if proc.is_alive():
-                log.warning("a computer's worker process did not stop in time; terminating it")
+            if proc.is_alive():  # a decision in progress: the next start makes it again
+                log.info("stopping: a computer's decision in progress is dropped; its worker "
+                         "process is ended")
                 proc.terminate()
                 proc.join(2.0)
+                if proc.is_alive():
+                    log.warning("a computer's worker process (pid %s) did not end", proc.pid)
         with contextlib.suppress(Exception):
             pool.shutdown(wait=True)
 

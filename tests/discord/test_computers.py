@@ -517,10 +517,12 @@ async def test_a_kicked_player_is_replaced_by_a_computer_then_taken_back_by_a_pe
     assert not [m for m in fake.channel_messages(ch) if f"- {MARK} dee" in m.text()]
 
 
-def test_closing_the_pool_stops_a_busy_worker_and_refuses_new_decisions() -> None:
+def test_closing_the_pool_stops_a_busy_worker_and_refuses_new_decisions(
+        caplog: pytest.LogCaptureFixture) -> None:
     """A worker still busy when the bot closes (a decision nobody waits for any more) is
     terminated after the grace period, so the bot's exit is never held up by a search; the
-    closed pool refuses further work."""
+    closed pool refuses further work. Expected on a stop, so said without a warning (an
+    operator reads every warning of a deploy)."""
     import threading
     import time
     from concurrent.futures.process import BrokenProcessPool
@@ -533,10 +535,15 @@ def test_closing_the_pool_stops_a_busy_worker_and_refuses_new_decisions() -> Non
         time.sleep(0.02)
     [pid] = pool.pids()
     closer = threading.Thread(target=pool.close, kwargs={"grace": 0.2})
-    closer.start()
-    closer.join(timeout=20)
+    with caplog.at_level(logging.INFO, logger="khronos"):
+        closer.start()
+        closer.join(timeout=20)
     assert not closer.is_alive(), "close() waited for the search instead of stopping it"
     assert gone(pid)
+    said = [(r.levelno, r.getMessage()) for r in caplog.records]
+    assert (logging.INFO, "stopping: a computer's decision in progress is dropped; its worker "
+            "process is ended") in said
+    assert not [m for level, m in said if level >= logging.WARNING]
     assert isinstance(busy.exception(timeout=10), BrokenProcessPool)
     with pytest.raises(RuntimeError, match="shut down"):
         pool.submit(time.sleep, 0)
