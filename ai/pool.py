@@ -165,8 +165,6 @@ class ThinkPool(Executor):
                          "process is ended")
                 proc.terminate()
                 proc.join(2.0)
-                if proc.is_alive():
-                    log.warning("a computer's worker process (pid %s) did not end", proc.pid)
         with contextlib.suppress(Exception):
             pool.shutdown(wait=True)
 
