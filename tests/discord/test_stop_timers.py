@@ -16,7 +16,7 @@ import asyncio
 import json
 import signal
 import sqlite3
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,6 +44,16 @@ HOUR = 3600.0
 COMPUTER = {"KHRONOS_AI_WORKERS": "1", "KHRONOS_COMPUTER_DELAY": "0",
             "KHRONOS_COMPUTER_BUDGET": "0"}
 
+
+
+async def eventually(check: Callable[[], Awaitable[bool]], what: str,
+                     timeout: float = 30.0, poll: float = 0.05) -> None:
+    """Wait until ``await check()`` is true, failing with ``what`` after ``timeout`` s."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not await check():
+        assert loop.time() < end, what
+        await asyncio.sleep(poll)
 
 @dataclass
 class Site:
@@ -116,11 +126,9 @@ class Site:
             "SELECT id FROM outbox WHERE kind != 'reply' AND sent_at IS NULL ORDER BY id")]
 
     async def all_sent(self, timeout: float = 30.0) -> None:
-        loop = asyncio.get_running_loop()
-        end = loop.time() + timeout
-        while await self.unsent():
-            assert loop.time() < end, "the backlog was not delivered"
-            await asyncio.sleep(0.1)
+        async def done() -> bool:
+            return not await self.unsent()
+        await eventually(done, "the backlog was not delivered", timeout, poll=0.1)
 
     async def reminders_to(self, user_id: int) -> list[int]:
         rows = await self.rows("SELECT id, body FROM outbox WHERE kind = 'direct' "
@@ -257,11 +265,7 @@ async def deadline_applied_once(scene: Scene, site: Site, users: list[FakeUser],
     try:
         async def applied() -> bool:
             return len(await site.moves()) > len(before)
-        loop = asyncio.get_running_loop()
-        end = loop.time() + 30
-        while not await applied():
-            assert loop.time() < end, "the deadline was not applied after the restart"
-            await asyncio.sleep(0.05)
+        await eventually(applied, "the deadline was not applied after the restart")
         await site.all_sent()
     finally:
         await stopped_cleanly(bot)
@@ -332,16 +336,17 @@ async def computer_game(scene: Scene, site: Site) -> FakeUser:
     return alice
 
 
+async def turn_of(site: Site, user: FakeUser) -> bool:
+    return await site.turn_user() == user.id
+
+
 async def computer_moved_once(scene: Scene, site: Site, alice: FakeUser,
                               before: list[Any]) -> None:
     """A restart makes the computer's moves, each once, until alice's turn."""
     bot = await site.start(**COMPUTER)
     try:
-        loop = asyncio.get_running_loop()
-        end = loop.time() + 30
-        while await site.turn_user() != alice.id:
-            assert loop.time() < end, "the computer did not play after the restart"
-            await asyncio.sleep(0.05)
+        await eventually(lambda: turn_of(site, alice),
+                         "the computer did not play after the restart")
         await site.all_sent()
     finally:
         await stopped_cleanly(bot)
@@ -421,11 +426,8 @@ async def test_a_second_process_takes_over_while_the_first_stops(
                 await second.kill()
         assert second is not None
         try:
-            loop = asyncio.get_running_loop()
-            end = loop.time() + 30
-            while await site.turn_user() != alice.id:
-                assert loop.time() < end, "the second process did not play the computer"
-                await asyncio.sleep(0.05)
+            await eventually(lambda: turn_of(site, alice),
+                             "the second process did not play the computer")
             await site.all_sent()
         finally:
             await stopped_cleanly(second)
