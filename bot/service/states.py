@@ -170,8 +170,15 @@ async def _fetch(q: Queries, game_id: int, seq: int, with_moves: bool) -> _Found
     latest = seq == await q.last_seq(game_id) and game.state is not None
     entries = [m for m in await q.moves(game_id) if m.seq <= seq] if (
         with_moves or not latest) else []
-    seats = len(await q.seats(game_id)) if not latest else 0
+    from_start = not latest and not _from_checkpoint(game, seq)  # the deal needs the seats
+    seats = len(await q.seats(game_id)) if from_start else 0
     return _Found(game, latest, entries, seats)
+
+
+def _from_checkpoint(game: GameRow, seq: int) -> bool:
+    """Whether the state after entry ``seq`` is rebuilt from the game's checkpoint (undo
+    never crosses it) rather than from its deal."""
+    return game.checkpoint is not None and game.checkpoint_seq <= seq
 
 
 async def _build(found: _Found, seq: int, with_moves: bool) -> Shown:
@@ -181,8 +188,9 @@ async def _build(found: _Found, seq: int, with_moves: bool) -> Shown:
     if found.latest:  # nothing logged since: the state as stored (right after the move)
         assert game.state is not None
         return Shown(GameState.model_validate_json(game.state), game.seed, moves)
-    if game.checkpoint is not None and game.checkpoint_seq <= seq:
-        state = GameState.model_validate_json(game.checkpoint)  # undo never crosses it
+    if _from_checkpoint(game, seq):
+        assert game.checkpoint is not None
+        state = GameState.model_validate_json(game.checkpoint)
         after = effective_moves([m for m in entries if m.seq > game.checkpoint_seq])
     else:
         holdem = GameSettings.model_validate_json(game.settings).holdem
