@@ -268,14 +268,19 @@ class Search:
             turns += 1
             if fresh:
                 break
-        while not self.cut(state, turns) and not self.stopped():
-            state = self.play_turn(state, state.turn, self.greedy_turn(state, state.turn))
-            turns += 1
-        rewards = evaluate_all(state, CAREFUL)
+        rewards = evaluate_all(self.play_out(state, turns), CAREFUL)
         for a in path:
             a.visits += 1
             for s, r in enumerate(rewards):
                 a.totals[s] += r
+
+    def play_out(self, state: GameState, turns: int) -> GameState:
+        """Past the tree, every seat plays its greedy turn until the iteration's cut (``turns``:
+        those played after the root's so far)."""
+        while not self.cut(state, turns) and not self.stopped():
+            state = self.play_turn(state, state.turn, self.greedy_turn(state, state.turn))
+            turns += 1
+        return state
 
     def cut(self, state: GameState, turns: int) -> bool:
         """Where an iteration stops: the game's end, the next income paid to every seat, or

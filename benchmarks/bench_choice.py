@@ -53,11 +53,7 @@ def plan_value(search: hard.Search, seat: int, actions: hard.Turn, deals: int) -
     """The plan's mean evaluation over ``deals`` deals, every later turn greedy."""
     total = 0.0
     for deal in range(deals):
-        state = search.play_turn(search.sample(deal), seat, actions)
-        turns = 0
-        while not search.cut(state, turns):
-            state = search.play_turn(state, state.turn, search.greedy_turn(state, state.turn))
-            turns += 1
+        state = search.play_out(search.play_turn(search.sample(deal), seat, actions), 0)
         total += evaluate_all(state, hard.CAREFUL)[seat]
     return total / deals
 
