@@ -22,6 +22,11 @@ run included) without playing.
 ``--knob module.NAME=value`` (repeatable) sets one of the search's constants for the run, in
 every worker process: ``hard.``, ``policy.`` (both searching levels) or ``evaluate.``, a Python
 literal of the constant's type. An experiment on a variant is then one command.
+``--hard-knob`` is the same, but the constant holds only while ``hard`` decides: the other
+levels keep the code's values (an evaluation that only ``hard`` uses, against ``normal`` as it
+is).
+
+    .venv/bin/python benchmarks/bench_ai.py --only "3 normal" --hard-knob evaluate.LEADER_SHARE=1
 """
 
 from __future__ import annotations
@@ -42,6 +47,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import ai.choose
+from ai import evaluate
 from ai.match import play_game
 from ai.policy import forget_plans
 from bot.settings import Settings
@@ -177,11 +184,39 @@ def set_knobs(knobs: list[Knob]) -> None:
         setattr(importlib.import_module(module), attr, value)
 
 
-def start_worker(cpu_clock: bool, knobs: list[Knob]) -> None:
+def start_worker(cpu_clock: bool, knobs: list[Knob], hard_knobs: list[Knob] | None = None) -> None:
     """A worker process plays with the parent's clock and knobs (whatever the start method)."""
     if cpu_clock:
         use_cpu_clock()
     set_knobs(knobs)
+    if hard_knobs:
+        for_hard_only(hard_knobs)
+
+
+BOARD_INCOME_KNOBS = {("ai.evaluate", "TOP_SAFETY"), ("ai.evaluate", "MAJORITY_SAFETY")}
+
+
+def for_hard_only(knobs: list[Knob]) -> None:
+    """``knobs`` hold while ``hard`` decides and only then: its decision function is wrapped so
+    that they are set before it and the previous values put back after. The evaluation's cache
+    of board incomes is emptied at each change when a knob is one of the constants the cached
+    incomes depend on (``BOARD_INCOME_KNOBS``)."""
+    inner = ai.choose.choose_hard  # type: ignore[attr-defined]  # the name choose_action calls
+    cached = any((m, a) in BOARD_INCOME_KNOBS for m, a, _ in knobs)
+
+    def choose(view: Any, chooser: Any, budget_s: float) -> Any:
+        saved = [(m, a, getattr(importlib.import_module(m), a)) for m, a, _ in knobs]
+        set_knobs(knobs)
+        if cached:
+            evaluate._CACHE.clear()
+        try:
+            return inner(view, chooser, budget_s)
+        finally:
+            set_knobs(saved)
+            if cached:
+                evaluate._CACHE.clear()
+
+    ai.choose.choose_hard = choose  # type: ignore[attr-defined]
 
 
 def use_cpu_clock() -> None:
@@ -210,8 +245,13 @@ def main() -> None:
     parser.add_argument("--knob", type=parse_knob, action="append", default=[],
                         metavar="module.NAME=value",
                         help="set a constant of ai.hard, ai.policy or ai.evaluate for the run")
+    parser.add_argument("--hard-knob", type=parse_knob, action="append", default=[],
+                        metavar="module.NAME=value",
+                        help="the same, but only while hard decides (the others keep the code's)")
     args = parser.parse_args()
     set_knobs(args.knob)
+    if args.hard_knob:
+        for_hard_only(args.hard_knob)
     if args.cpu_clock:
         use_cpu_clock()
     if args.table:
@@ -227,6 +267,8 @@ def main() -> None:
           f"process(es), load average {os.getloadavg()[0]:.1f}; log: {args.log}", flush=True)
     for module, attr, value in args.knob:
         print(f"knob: {module}.{attr} = {value!r}", flush=True)
+    for module, attr, value in args.hard_knob:
+        print(f"knob for hard only: {module}.{attr} = {value!r}", flush=True)
     jobs = [
         (name, lineup, hero, g, args.first, args.budget, args.hard_budget)
         for name, lineup, hero in PAIRINGS
@@ -247,7 +289,7 @@ def main() -> None:
         else:
             with ProcessPoolExecutor(
                 max_workers=args.workers, initializer=start_worker,
-                initargs=(args.cpu_clock, args.knob),
+                initargs=(args.cpu_clock, args.knob, args.hard_knob),
             ) as pool:
                 # submitted in order: a worker takes the next game when it is free
                 for future in as_completed([pool.submit(play_one, *job) for job in jobs]):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import random
 from pathlib import Path
 from types import ModuleType
 
@@ -49,3 +50,35 @@ def test_a_knob_that_is_not_a_constant_of_its_type_is_refused(text: str) -> None
     with pytest.raises(argparse.ArgumentTypeError):
         _bench().parse_knob(text)
     assert before == (hard.ROOT_PLANS, hard.LEAN, hard.ROOT_BEAM)
+
+
+def test_a_hard_only_knob_holds_while_hard_decides_and_only_then(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import ai.choose
+    from ai import evaluate
+    from engine import EndTurn, Options, current_seat, new_game, player_view
+
+    bench = _bench()
+    seen: list[tuple[str, float]] = []
+
+    def spy(level: str) -> object:
+        def decide(view: object, chooser: object, budget_s: float = 0.0) -> EndTurn:
+            seen.append((level, evaluate.LEADER_SHARE))
+            return EndTurn()
+        return decide
+
+    before = evaluate.LEADER_SHARE
+    monkeypatch.setattr(ai.choose, "choose_hard", spy("hard"))
+    monkeypatch.setattr(ai.choose, "choose_normal", spy("normal"))
+    monkeypatch.setattr(evaluate, "LEADER_SHARE", before)
+    knob = bench.parse_knob(f"evaluate.LEADER_SHARE={before + 0.25}")
+    bench.start_worker(False, [], [knob])  # what each worker process runs first
+    state = new_game(Options(players=4), 5)
+    seat = current_seat(state)
+    assert seat is not None
+    view = player_view(state, seat)
+    for level in ("normal", "hard", "normal"):
+        ai.choose.choose_action(view, level, 0.1, random.Random(1))
+    assert seen == [("normal", before), ("hard", before + 0.25), ("normal", before)]
+    assert before == evaluate.LEADER_SHARE
