@@ -172,8 +172,10 @@ async def test_round_trip_of_the_outbox_notices_previews_and_turn_timing(
         assert row is not None
         assert (row.attempts, row.next_at, row.sent_at, row.result) == (2, 20.0, 21.0, "sent")
         assert await q.unsent() == []
-        assert (await q.game(gid)).turn_timing is None  # type: ignore[union-attr]
-        assert (await q.pending_move("k" * 16)).state == "confirmed"  # type: ignore[union-attr]
+        game = await q.game(gid)
+        assert game is not None and game.turn_timing is None
+        pending = await q.pending_move("k" * 16)
+        assert pending is not None and pending.state == "confirmed"
     async with storage.write() as tx:
         assert await tx.prune_outbox(21.5) == 1  # the row sent at 21.0; previews before 21.5
     async with storage.read() as q:
