@@ -15,13 +15,14 @@ import os
 import signal
 import sys
 import weakref
-from typing import Any, TypedDict
+from typing import TypedDict
 
 import discord
 import discord.asset
 import discord.gateway
 import discord.http
 import yarl
+from asyncpg.transaction import Transaction
 
 from bot.discord.app import create_bot
 from bot.service import GameService
@@ -65,7 +66,7 @@ class KillingStorage(PgStorage):
     kill_at: int | None = None
     commits = 0
 
-    async def _commit(self, tr: Any, tx: PgTx) -> None:
+    async def _commit(self, tr: Transaction, tx: PgTx) -> None:
         # count the commits that store a move (not the other writes of a bot, such as
         # marking messages delivered)
         moved = tx in _appended

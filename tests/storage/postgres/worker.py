@@ -24,7 +24,8 @@ import os
 import random
 import signal
 import weakref
-from typing import Any
+
+from asyncpg.transaction import Transaction
 
 from bot.service import GameService
 from bot.storage.postgres import PgStorage, PgTx
@@ -54,7 +55,7 @@ class KillingStorage(PgStorage):
     go: str | None = None
     commits = 0
 
-    async def _commit(self, tr: Any, tx: PgTx) -> None:
+    async def _commit(self, tr: Transaction, tx: PgTx) -> None:
         # count the commits that store a move (not the other writes of a bot, such as
         # marking messages delivered)
         moved = tx in _appended
