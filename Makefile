@@ -8,7 +8,7 @@ PIP := $(BIN)/python -m pip --disable-pip-version-check
 RUN_STAMP := $(VENV)/.run-installed
 DEV_STAMP := $(VENV)/.dev-installed
 
-.PHONY: run local test lint bench lock image-check
+.PHONY: run local test lint mypy-tests bench lock image-check
 run: $(RUN_STAMP)
 	$(BIN)/python -m bot
 
@@ -21,6 +21,14 @@ lint: $(DEV_STAMP)
 
 test: lint
 	$(BIN)/python -m pytest -n auto
+
+# The tests under mypy --strict like the code, but for the folders not typed yet (where a typed
+# test imports them, their types are read and their errors not reported: pyproject.toml).
+# Not yet part of `make test`: the switch is `test: lint mypy-tests`; once UNTYPED_TESTS is
+# empty, drop pyproject.toml's override of the folders it named.
+UNTYPED_TESTS := tests/discord tests/fakediscord
+mypy-tests: $(DEV_STAMP)
+	$(BIN)/mypy tests $(UNTYPED_TESTS:%=--exclude '^%/')
 
 # every benchmark at a size that takes minutes; the AI's full tournament (200 games per
 # pairing, hours on 2 cores) is `python benchmarks/bench_ai.py` on its own

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from bot.settings import Settings
+from bot.settings import load_settings
 
 COMPOSE = Path(__file__).resolve().parent.parent / "docker-compose.yml"
 
@@ -47,8 +47,11 @@ def test_two_bots_share_the_shards_over_one_healthy_database(
         name, mount = volume.split(":")
         assert mount == "/data" and name in volumes
         data_volumes.add(name)
-        env = {k: interpolated(v) for k, v in bot["environment"].items()}
-        settings = Settings(KHRONOS_DATA_DIR=tmp_path, **env)
+        with monkeypatch.context() as env:
+            env.setenv("KHRONOS_DATA_DIR", str(tmp_path))
+            for key, value in bot["environment"].items():
+                env.setenv(key, interpolated(value))
+            settings = load_settings()
         assert settings.database_url == "postgresql://khronos:pw@postgres:5432/khronos"
         options = settings.shard_options()
         assert options["shard_count"] == 2

@@ -13,7 +13,7 @@ RULES = ROOT / "docs" / "rules.md"
 def test_every_rule_has_a_test_named_after_it() -> None:
     rules = sorted({int(n) for n in re.findall(r"^- R(\d+)\.", RULES.read_text(), re.M)})
     assert len(rules) >= 40
-    names = set()
+    names: set[int] = set()
     for path in (ROOT / "tests").rglob("test_*.py"):
         for match in re.finditer(r"def (test_r[\d_r]+)", path.read_text()):
             names.update(int(n) for n in re.findall(r"r(\d+)", match.group(1)))

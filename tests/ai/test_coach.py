@@ -15,6 +15,7 @@ from ai.coach import CoachRefusal, Hint, describe, hints, paying
 from ai.determinize import sample_state
 from ai.words import say
 from engine import (
+    Action,
     Age,
     Choose,
     Construct,
@@ -158,10 +159,10 @@ def _choice_position() -> GameState:
     return apply(s, 2, Construct(age=Age.MIGHT, building="hamlet", square="H5"))[0]
 
 
-def _reason(state: GameState, actions: list[object]) -> dict[str, object]:
+def _reason(state: GameState, actions: list[Action]) -> dict[str, object]:
     seat = state.turn
     hint = describe(sample_state(player_view(state, seat), random.Random(1)), seat,
-                    list(actions))  # type: ignore[arg-type]
+                    list(actions))
     _check_hint(state, hint)
     return hint.reason
 

@@ -9,10 +9,10 @@ import random
 import pytest
 
 from ai import Level, choose_action, hard, policy
-from ai.hard import Arm, Node, Search
+from ai.hard import Arm, Node, Search, Turn
 from ai.work import WORK
 from ai.worker import decide_json
-from engine import Action, EndTurn, GameState, apply, check, parse_action, player_view
+from engine import EndTurn, Family, GameState, apply, check, parse_action, player_view
 
 from .positions import turn_starts
 
@@ -87,28 +87,31 @@ def test_every_seat_below_the_root_picks_the_turn_best_for_itself() -> None:
     with seat 1's best mean, not the root seat's (without exploration)."""
     node = Node(seat=1)
     good_for_root = Arm((EndTurn(),), 2, visits=4, seen=4, totals=[40.0, -40.0])
-    good_for_rival = Arm((EndTurn(discard=()),), 2, visits=4, seen=4, totals=[-8.0, 8.0])
-    node.arms = {("a",): good_for_root, ("b",): good_for_rival}  # type: ignore[dict-item]
+    good_for_rival = Arm((EndTurn(discard=(Family.CIVIL,)),), 2, visits=4, seen=4,
+                         totals=[-8.0, 8.0])
+    node.arms = {arm.actions: arm for arm in (good_for_root, good_for_rival)}
+    assert len(node.arms) == 2
     best = max(node.arms.values(), key=lambda a: a.mean(node.seat))
     assert best is good_for_rival
     assert good_for_rival.ucb(1) > good_for_root.ucb(1)
     assert good_for_root.ucb(0) > good_for_rival.ucb(0)
 
 
-def _turns_per_iteration(state: GameState) -> float:
-    search = Search(player_view(state, state.turn), random.Random(2), 0.3)
+class _CountingSearch(Search):
+    """A ``Search`` that counts the turns it plays."""
+
     calls = 0
-    real = search.play_turn
 
-    def counting(s: GameState, seat: int, actions: tuple[Action, ...]) -> GameState:
-        nonlocal calls
-        calls += 1
-        return real(s, seat, actions)
+    def play_turn(self, state: GameState, seat: int, actions: Turn) -> GameState:
+        self.calls += 1
+        return super().play_turn(state, seat, actions)
 
-    search.play_turn = counting  # type: ignore[method-assign]
+
+def _turns_per_iteration(state: GameState) -> float:
+    search = _CountingSearch(player_view(state, state.turn), random.Random(2), 0.3)
     search.run()
     assert search.iterations > 0
-    return calls / search.iterations
+    return search.calls / search.iterations
 
 
 def test_r46_iterations_stop_at_the_next_income() -> None:
@@ -175,9 +178,10 @@ def test_its_root_plans_come_from_a_beam_wider_than_normals(
     widths: list[tuple[int, ...]] = []
     plan_turns = policy.plan_turns
 
-    def spy(state: GameState, seat: int, beam: tuple[int, ...], *args: object) -> object:
+    def spy(state: GameState, seat: int, beam: tuple[int, ...], deadline: policy.Limit,
+            finish_by: policy.Limit = None, stop_at: policy.Limit = None) -> list[policy.Plan]:
         widths.append(beam)
-        return plan_turns(state, seat, beam, *args)  # type: ignore[arg-type]
+        return plan_turns(state, seat, beam, deadline, finish_by, stop_at)
 
     monkeypatch.setattr(policy, "plan_turns", spy)
     _search(turn_starts(2, 90, 6)[-1])

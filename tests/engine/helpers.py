@@ -17,6 +17,7 @@ from engine import (
 )
 from engine.actions import Action
 from engine.builder import tile_at
+from engine.state import Decision, Tile
 
 M, F, R = Age.MIGHT, Age.FAITH, Age.REASON
 
@@ -43,6 +44,19 @@ def refused(state: GameState, seat: int, action: Action, rule: str) -> EngineErr
     for lang in ("fr", "de"):
         assert rule in explain(info.value, lang) or rule not in info.value.message
     return info.value
+
+
+def tile(state: GameState, age: Age, square: str) -> Tile:
+    """The tile covering ``square`` on ``age``; asserts there is one."""
+    t = tile_at(state, age, square)
+    assert t is not None, f"no tile at {square} on {age.name}"
+    return t
+
+
+def decision(state: GameState) -> Decision:
+    """The pending decision (R37); asserts there is one."""
+    assert state.pending is not None, "no pending decision"
+    return state.pending
 
 
 def kind_at(state: GameState, age: Age, square: str) -> BuildingType | None:

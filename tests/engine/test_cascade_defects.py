@@ -7,6 +7,7 @@ from engine import (
     BuildingType,
     Construct,
     Demolish,
+    GameState,
     Populate,
     Renovate,
     Travel,
@@ -17,7 +18,7 @@ from engine import (
 from engine.builder import position, tile_at
 from engine.random_player import cascade_counts
 
-from .helpers import F, M, R, kind_at, play, refused, texts
+from .helpers import F, M, R, kind_at, play, refused, texts, tile
 from .test_time_rules import choose_label
 
 K, W, CASTLE = BuildingType.KEEP, BuildingType.WATCHTOWER, BuildingType.CASTLE
@@ -69,7 +70,7 @@ def test_r14_travel_without_a_number_moves_the_freer_adventurer() -> None:
 # --- R34 with R24-R30: the Keep that replaces a downsized Castle ripples as a construction ---
 
 
-def _castle_junction(keep_stock: int | None = None) -> tuple:
+def _castle_junction(keep_stock: int | None = None) -> tuple[GameState, int, int, int]:
     """Red's Castle I13 (+ Watchtower) and White's Castle M13 on Might; Green's Hamlet L14 joins
     them and White's weaker Castle is downsized. White's Faith copy stands at N13 (downsized
     there once and upgraded back), Red has a Chapel at M14 on Faith, and the Reason ruin of the
@@ -84,7 +85,7 @@ def _castle_junction(keep_stock: int | None = None) -> tuple:
         turn=green,
         stock={K: keep_stock} if keep_stock is not None else None,
     )
-    tile_at(s, F, "N13").origin = tile_at(s, M, "M13").id  # type: ignore[union-attr]
+    tile(s, F, "N13").origin = tile(s, M, "M13").id
     return s, red, white, green
 
 
@@ -177,7 +178,7 @@ def test_r42_renovation_default_pays_all_it_can_and_refuses_with_nothing() -> No
     """R42: with both cards the default completes it; with none it is refused (R42)."""
     s = position(2, reason="Castle F4 ruin", hands={0: "mmrc"}, adventurers={0: [R, R]})
     s, _ = play(s, 0, Renovate(square="F4"))
-    assert not tile_at(s, R, "F4").ruin  # type: ignore[union-attr]
+    assert not tile(s, R, "F4").ruin
     s = position(2, reason="Castle F4 ruin", hands={0: "rrcc"}, adventurers={0: [R, R]})
     err = refused(s, 0, Renovate(square="F4"), "R42")
     assert "lacks 2 military" in err.message
@@ -196,7 +197,7 @@ def test_r34_on_reason_the_keep_ruin_lands_where_the_faith_keep_stands_and_erase
         adventurers={green: [F, F]},
         turn=green,
     )
-    tile_at(s, R, "N13").origin = tile_at(s, F, "M13").id  # type: ignore[union-attr]
+    tile(s, R, "N13").origin = tile(s, F, "M13").id
     cubes = [s.players[red].cubes, s.players[white].cubes]
     s, _ = play(s, green, Construct(age=F, building=HAMLET, square="L14"))
     assert s.pending is not None and s.pending.seat == white

@@ -7,6 +7,7 @@ from pydantic import ValidationError
 
 from engine import (
     BUILDINGS,
+    Action,
     BuildingType,
     Construct,
     Demolish,
@@ -33,7 +34,7 @@ from engine.board import MAP, TERRAIN, map_problems, parse_map
 from engine.builder import position, tile_at
 from engine.words import word
 
-from .helpers import F, M, R, kind_at, play, refused, texts
+from .helpers import F, M, R, kind_at, play, refused, texts, tile
 
 MIL, REL, CIV = Family.MILITARY, Family.RELIGIOUS, Family.CIVIL
 
@@ -54,7 +55,7 @@ def test_r1_a_building_is_named_by_its_top_left_square() -> None:
     s = position(2, hands={0: "mmrc"})
     s, events = play(s, 0, Construct(age=M, building=BuildingType.KEEP, square="F4"))
     for sq in ("F4", "G4", "F5", "G5"):
-        assert tile_at(s, M, sq) is not None and tile_at(s, M, sq).at == parse_square("F4")
+        assert tile(s, M, sq).at == parse_square("F4")
     assert tile_at(s, M, "H4") is None
     assert "Keep at F4" in texts(events)
 
@@ -67,7 +68,7 @@ def test_r1_any_square_of_a_building_names_it_and_its_one_name_is_its_top_left()
         hands={0: "ccmr"},
         adventurers={0: [M, R]},
     )
-    pairs = [
+    pairs: list[tuple[Action, Action]] = [
         (Populate(square="J7"), Populate(square="I6")),
         (Renovate(square="p8", cards=1), Renovate(square="O7", cards=1)),
         (Upgrade(age=M, square="G5", to=BuildingType.CITY, at="f4", surcharge=()),
@@ -297,9 +298,9 @@ def test_r14_surcharge_cards_count_toward_the_limit() -> None:
 def test_r15_construct_military_takes_a_cube_civil_takes_none() -> None:
     s = position(2, hands={0: "mrcc"})
     s, _ = play(s, 0, Construct(age=M, building=BuildingType.WATCHTOWER, square="F4"))
-    assert tile_at(s, M, "F4").owner == 0 and s.players[0].cubes == 24
+    assert tile(s, M, "F4").owner == 0 and s.players[0].cubes == 24
     s, _ = play(s, 0, Construct(age=M, building=BuildingType.HAMLET, square="J6"))
-    assert tile_at(s, M, "J6").owner is None and s.players[0].cubes == 24
+    assert tile(s, M, "J6").owner is None and s.players[0].cubes == 24
 
 
 def test_r15_construct_needs_empty_squares_inside_the_grid_and_stock() -> None:
@@ -324,7 +325,7 @@ def test_r16_scenario_upgrade_watchtower_to_keep_for_one_card() -> None:
     s, _ = play(s, 0, Upgrade(age=M, square="F4", to=BuildingType.KEEP, at="F4"))
     assert kind_at(s, M, "G5") is BuildingType.KEEP
     assert s.players[0].hand == [REL, CIV, CIV]
-    assert tile_at(s, M, "F4").owner == 0
+    assert tile(s, M, "F4").owner == 0
 
 
 def test_r16_upgrade_rules() -> None:
@@ -346,7 +347,7 @@ def test_r16_upgrade_rules() -> None:
 def test_r16_skipping_a_size_is_allowed_and_the_cube_stays() -> None:
     s = position(2, might="Watchtower G5 0", hands={0: "mm"})
     s, _ = play(s, 0, Upgrade(age=M, square="G5", to=BuildingType.CASTLE, at="F4"))
-    castle = tile_at(s, M, "H6")
+    castle = tile(s, M, "H6")
     assert castle.type is BuildingType.CASTLE and castle.owner == 0
 
 
@@ -354,7 +355,7 @@ def test_r16_upgrade_placement_defaults_to_the_only_legal_one() -> None:
     # M7 is river and the Town covers N9: of the four Keeps around N8 only N7 remains.
     s = position(2, might="Watchtower N8 0; Town N9", hands={0: "mrcc"})
     s2, _ = play(s, 0, Upgrade(age=M, square="N8", to=BuildingType.KEEP))
-    assert tile_at(s2, M, "N8").at == parse_square("N7")
+    assert tile(s2, M, "N8").at == parse_square("N7")
     t = position(2, might="Watchtower F5 0", hands={0: "mrcc"})
     err = refused(t, 0, Upgrade(age=M, square="F5", to=BuildingType.KEEP), "R16")
     assert "E4, F4, E5, F5" in err.message
@@ -420,6 +421,7 @@ def test_r19_domains_connect_by_sides_not_diagonals() -> None:
     s = position(2, might="Watchtower F4 0; Chapel G5 1; Town H4; Hamlet J6")
     idx = BoardIndex(s.boards[M])
     f4, g5, h4 = (idx.at(parse_square(x)) for x in ("F4", "G5", "H4"))
+    assert f4 is not None and g5 is not None and h4 is not None
     assert idx.label[f4.key] != idx.label[g5.key]  # diagonal only
     assert idx.label[g5.key] == idx.label[h4.key]  # G5 touches H5 (the Town)
     # a printed hamlet is a building: C7 alone is a domain
@@ -496,7 +498,7 @@ def test_r41_scenario_populate_red_then_white_fill_a_town() -> None:
     s, _ = play(s, 0, Populate(square="H4"))
     s, _ = play(s, 0, EndTurn())
     s, _ = play(s, 1, Populate(square="H4", count=2))
-    assert tile_at(s, R, "H4").cubes == [0, 1, 1]
+    assert tile(s, R, "H4").cubes == [0, 1, 1]
     assert s.boards[R].hamlet_cubes[parse_square("H2")] == 0
     s, _ = play(s, 1, EndTurn())
     s, _ = play(s, 2, EndTurn())
@@ -517,7 +519,7 @@ def test_r41_populate_needs_cubes_civil_buildings_and_reason() -> None:
 def test_r42_renovate_keep_ruin_for_one_card() -> None:
     s = position(2, reason="Keep F4 ruin", hands={0: "mrcc"}, adventurers={0: [R, M]})
     s, _ = play(s, 0, Renovate(square="F4"))
-    assert tile_at(s, R, "F4").ruin is False and tile_at(s, R, "F4").owner is None
+    assert tile(s, R, "F4").ruin is False and tile(s, R, "F4").owner is None
 
 
 def test_r42_castle_ruin_paid_over_two_turns_by_two_players() -> None:
@@ -528,11 +530,11 @@ def test_r42_castle_ruin_paid_over_two_turns_by_two_players() -> None:
         adventurers={0: [R, M], 1: [R, M]},
     )
     s, _ = play(s, 0, Renovate(square="F4", cards=1))
-    castle = tile_at(s, R, "F4")
+    castle = tile(s, R, "F4")
     assert castle.ruin and castle.marker == 0 and s.players[0].cubes == 24
     s, _ = play(s, 0, EndTurn())
     s, _ = play(s, 1, Renovate(square="G5"))
-    castle = tile_at(s, R, "F4")
+    castle = tile(s, R, "F4")
     assert not castle.ruin and castle.marker is None and s.players[0].cubes == 25
     refused(s, 1, Renovate(square="F8", cards=2), "R42")  # one religious card only
 
@@ -547,7 +549,7 @@ def test_r42_no_cube_left_cannot_pay_the_first_card_but_may_pay_the_completing_o
         Renovate(square="F4", cards=2)
     ]
     done, _ = play(s, 0, Renovate(square="F4", cards=2))
-    assert not tile_at(done, R, "F4").ruin and done.players[0].cubes == 0
+    assert not tile(done, R, "F4").ruin and done.players[0].cubes == 0
     one_card = position(2, reason="Castle F4 ruin", hands={0: "mccc"}, adventurers={0: [R, R]},
                         cubes={0: 0})
     refused(one_card, 0, Renovate(square="F4"), "R42")  # both cards owed, one in hand
@@ -556,7 +558,7 @@ def test_r42_no_cube_left_cannot_pay_the_first_card_but_may_pay_the_completing_o
                       adventurers={0: [R, R]}, cubes={0: 0})
     cubes_1 = marked.players[1].cubes
     done, _ = play(marked, 0, Renovate(square="F4", cards=1))
-    castle = tile_at(done, R, "F4")
+    castle = tile(done, R, "F4")
     assert not castle.ruin and castle.marker is None
     assert done.players[0].cubes == 0 and done.players[1].cubes == cubes_1 + 1
 

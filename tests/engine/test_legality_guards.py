@@ -14,7 +14,7 @@ import itertools
 import os
 import random
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import TypedDict
 
 import pytest
 from pydantic import BaseModel
@@ -56,6 +56,8 @@ from engine.board import FOOTPRINTS, outer_positions
 from engine.builder import position
 from engine.domains import BoardIndex, Building
 from engine.rules import surcharge
+
+from .helpers import decision
 
 M, F = Age.MIGHT, Age.FAITH
 POSITIONS = int(os.environ.get("KHRONOS_GUARD_POSITIONS", "2000"))
@@ -144,9 +146,9 @@ def _candidates(
 
     for i in range(len(state.pending.options) + 2 if state.pending else 2):
         yield Choose(option=i)
-    for to in Age:
+    for age in Age:
         for adv in (0, 1):
-            yield Travel(to=to, adventurer=adv)
+            yield Travel(to=age, adventurer=adv)
     subsets = _multisets(spare)
     for d in rnd.sample(subsets, min(6, len(subsets))):
         if d:
@@ -256,7 +258,16 @@ def test_check_accepts_exactly_the_legal_actions_on_random_positions(chunk: int)
 # bigger size), a building bridging two parts of its own domain, one in a domain next to a
 # second, an equal rival (R21), civil buildings beside them; the building is named by each of
 # its squares.
-CRAFTED: list[dict[str, Any]] = [
+class Crafted(TypedDict, total=False):
+    """The keywords of ``position`` these positions give."""
+
+    might: str
+    faith: str
+    hands: dict[int, str]
+    adventurers: dict[int, list[Age]]
+
+
+CRAFTED: list[Crafted] = [
     {"might": "Watchtower F8 0; Town I6", "hands": {0: "mmcc"}},
     {"faith": "Chapel G5 0; Keep I5 1", "hands": {0: "rrrm"}, "adventurers": {0: [F, F]}},
     {"might": "Watchtower G5 0; Chapel J6 1", "hands": {0: "mmmr"}},
@@ -383,7 +394,7 @@ def test_clone_equals_a_deep_copy_for_every_field() -> None:
     clone.boards[2].hamlet_cubes[999] = 1
     clone.stock[BuildingType.KEEP] += 1
     clone.turn_state.acted = False
-    clone.pending.options[0].label = "changed"  # type: ignore[union-attr]
+    decision(clone).options[0].label = "changed"
     clone.agenda.clear()
     assert state.model_dump() == before
     # and no list, dict or model object at all, whatever the field (``options`` aside: the

@@ -9,6 +9,7 @@ from engine import (
     Construct,
     Demolish,
     EndTurn,
+    Event,
     GameState,
     NotYourTurn,
     Upgrade,
@@ -20,14 +21,14 @@ from engine import (
 )
 from engine.builder import position, tile_at
 
-from .helpers import F, M, R, kind_at, play, refused, texts
+from .helpers import F, M, R, decision, kind_at, play, refused, texts, tile
 
 K, W, CASTLE = BuildingType.KEEP, BuildingType.WATCHTOWER, BuildingType.CASTLE
 MON, CHAPEL, ABBEY = BuildingType.MONASTERY, BuildingType.CHAPEL, BuildingType.ABBEY
 HAMLET, TOWN, CITY = BuildingType.HAMLET, BuildingType.TOWN, BuildingType.CITY
 
 
-def choose_label(state: GameState, label: str) -> tuple[GameState, list]:
+def choose_label(state: GameState, label: str) -> tuple[GameState, list[Event]]:
     """Answer the pending decision by the option whose label contains ``label``."""
     assert state.pending is not None
     idx = next(i for i, o in enumerate(state.pending.options) if label in o.label)
@@ -40,8 +41,8 @@ def choose_label(state: GameState, label: str) -> tuple[GameState, list]:
 def test_r25_scenario_keep_rippled_to_faith_with_a_new_cube_and_a_ruin_on_reason() -> None:
     s = position(2, hands={0: "mmrc"})
     s, events = play(s, 0, Construct(age=M, building=K, square="F4"))
-    faith, reason = tile_at(s, F, "F4"), tile_at(s, R, "F4")
-    assert faith.type is K and faith.owner == 0 and faith.origin == tile_at(s, M, "F4").id
+    faith, reason = tile(s, F, "F4"), tile(s, R, "F4")
+    assert faith.type is K and faith.owner == 0 and faith.origin == tile(s, M, "F4").id
     assert reason.type is K and reason.ruin and reason.owner is None
     assert s.players[0].cubes == 23  # the Might cube and the new Faith cube
     assert "ripples to Faith with a new cube" in texts(events)
@@ -58,7 +59,7 @@ def test_r24_scenario_town_rippled_to_both_later_boards_without_cube() -> None:
     s = position(2, hands={0: "cccm"})
     s, _ = play(s, 0, Construct(age=M, building=TOWN, square="F4"))
     for age in (F, R):
-        t = tile_at(s, age, "G5")
+        t = tile(s, age, "G5")
         assert t.type is TOWN and t.owner is None and not t.ruin
 
 
@@ -66,7 +67,7 @@ def test_r23_nothing_ripples_backwards_and_faith_buildings_reach_reason_only() -
     s = position(2, hands={0: "rrmc"}, adventurers={0: [F, F]})
     s, _ = play(s, 0, Construct(age=F, building=MON, square="F4"))
     assert tile_at(s, M, "F4") is None
-    assert tile_at(s, R, "F4").type is MON and tile_at(s, R, "F4").ruin
+    assert tile(s, R, "F4").type is MON and tile(s, R, "F4").ruin
 
 
 def test_r25_castle_upgrade_puts_a_castle_ruin_even_over_a_renovated_keep() -> None:
@@ -74,8 +75,8 @@ def test_r25_castle_upgrade_puts_a_castle_ruin_even_over_a_renovated_keep() -> N
         2, might="Keep F4 0", faith="Keep F4 0 copy", reason="Keep F4 copy", hands={0: "mrcc"}
     )
     s, events = play(s, 0, Upgrade(age=M, square="F4", to=CASTLE, at="F4"))
-    assert tile_at(s, F, "H6").type is CASTLE and tile_at(s, F, "H6").owner == 0
-    reason = tile_at(s, R, "H6")
+    assert tile(s, F, "H6").type is CASTLE and tile(s, F, "H6").owner == 0
+    reason = tile(s, R, "H6")
     assert reason.type is CASTLE and reason.ruin
     assert s.players[0].cubes == 23  # the Faith copy kept its cube: no new one
     assert "paradox" not in texts(events)  # its own earlier copy is replaced, not erased
@@ -95,7 +96,7 @@ def test_r26_ripple_stops_when_tiles_run_out() -> None:
 def test_r26_ripple_stops_without_a_cube_for_the_faith_copy() -> None:
     s = position(2, hands={0: "mmrc"}, cubes={0: 1})
     s, events = play(s, 0, Construct(age=M, building=K, square="F4"))
-    assert tile_at(s, M, "F4").owner == 0
+    assert tile(s, M, "F4").owner == 0
     assert tile_at(s, F, "F4") is None and tile_at(s, R, "F4") is None
     assert "no control cube left" in texts(events)
 
@@ -125,11 +126,11 @@ def test_r27_r29_scenario_might_monastery_shadow_erases_the_faith_monastery() ->
     )
     green_cubes = s.players[1].cubes
     s, events = play(s, 2, Construct(age=M, building=MON, square="F4"))
-    faith = tile_at(s, F, "F4")
+    faith = tile(s, F, "F4")
     assert faith.type is MON and faith.owner == 2 and faith.at == parse_square("F4")
     assert tile_at(s, F, "H6") is None
     assert s.players[1].cubes == green_cubes + 1
-    reason = tile_at(s, R, "F4")
+    reason = tile(s, R, "F4")
     assert reason.ruin and reason.at == parse_square("F4") and tile_at(s, R, "H6") is None
     assert "paradox" in texts(events)
 
@@ -195,10 +196,10 @@ def test_r32_scenario_three_steps_green_chooses_red_keep_then_loses_his_chapel()
     )
     s, events = play(s, green, Construct(age=M, building=HAMLET, square="H5"))
     # 1. equal military power 2-2; green owns neither Keep: he chooses, the red one.
-    assert s.pending.seat == green and s.pending.kind == "downsize_which"
+    assert decision(s).seat == green and decision(s).kind == "downsize_which"
     s, _ = choose_label(s, "Keep at F4")
     # 2. red places her Watchtower so that it stays attached (G5).
-    assert s.pending.seat == red and s.pending.kind == "place_downsized"
+    assert decision(s).seat == red and decision(s).kind == "place_downsized"
     s, _ = choose_label(s, "G5")
     assert kind_at(s, M, "G5") is W
     # 3. two Chapels now tie; green owns one: his own is downsized first, and destroyed.
@@ -220,14 +221,14 @@ def test_r34_scenario_two_castles_downsized_castle_ripples_its_keep_and_marker_r
     red_cubes = s.players[red].cubes
     s, events = play(s, green, Construct(age=M, building=HAMLET, square="L14"))
     assert "4, 3" in texts(events)
-    assert s.pending.seat == white
+    assert decision(s).seat == white
     s, events = choose_label(s, "M14")
     for age in (M, F, R):
-        t = tile_at(s, age, "M14")
+        t = tile(s, age, "M14")
         assert t.type is K and t.at == parse_square("M14")
         assert tile_at(s, age, "O13") is None
-    assert tile_at(s, F, "M14").owner == white
-    assert tile_at(s, R, "M14").ruin and tile_at(s, R, "M14").marker is None
+    assert tile(s, F, "M14").owner == white
+    assert tile(s, R, "M14").ruin and tile(s, R, "M14").marker is None
     assert s.players[red].cubes == red_cubes + 1
 
 
@@ -243,7 +244,7 @@ def test_r36_scenario_keep_downsizing_divides_a_domain_provoker_chooses_a_monast
         turn=green,
     )
     s, events = play(s, green, Construct(age=M, building=HAMLET, square="E7"))
-    assert s.pending.seat == white and s.pending.kind == "place_downsized"
+    assert decision(s).seat == white and decision(s).kind == "place_downsized"
     s, events = choose_label(s, "E5")  # the Watchtower stays by the Abbey: the domain divides
     assert s.pending is not None and s.pending.seat == green
     assert s.pending.kind == "downsize_which"
@@ -282,7 +283,7 @@ def test_r30_scenario_paradox_over_populated_town_on_a_printed_hamlet() -> None:
     assert tile_at(s, F, "N5") is None  # the Faith Town is gone, the printed hamlet is back
     assert s.boards[R].hamlet_cubes == {parse_square("N5"): 1}
     assert s.players[0].cubes == 25 and s.players[1].cubes == 24
-    assert tile_at(s, R, "O6").type is K and tile_at(s, R, "O6").ruin
+    assert tile(s, R, "O6").type is K and tile(s, R, "O6").ruin
 
 
 def test_r30_paradox_tie_provoker_cubes_come_off_first() -> None:
@@ -301,7 +302,7 @@ def test_r30_paradox_tie_without_the_provoker_nobody_keeps_a_cube() -> None:
 def test_r30_upgrading_a_hamlet_moves_its_reason_cube_onto_the_new_town() -> None:
     s = position(2, hamlet_cubes={"H2": 1}, hands={0: "ccmr"})
     s, _ = play(s, 0, Upgrade(age=M, square="H2", to=TOWN, at="G2"))
-    assert tile_at(s, R, "H2").type is TOWN and tile_at(s, R, "H2").cubes == [1]
+    assert tile(s, R, "H2").type is TOWN and tile(s, R, "H2").cubes == [1]
     assert s.boards[R].hamlet_cubes == {}
 
 
@@ -312,7 +313,8 @@ def test_r29_printed_hamlets_stay_underneath_and_reappear() -> None:
     assert tile_at(s, F, "H2") is None  # the Faith Town is erased ...
     from engine.domains import BoardIndex
 
-    assert BoardIndex(s.boards[F]).at(parse_square("H2")).printed  # ... the hamlet is back
+    hamlet = BoardIndex(s.boards[F]).at(parse_square("H2"))
+    assert hamlet is not None and hamlet.printed  # ... the hamlet is back
 
 
 # --- R33-R35: downsizing details --------------------------------------------------------------
@@ -327,8 +329,8 @@ def test_r33_downsizing_skips_a_size_when_the_tile_is_out_of_stock() -> None:
         stock={K: 0},
     )
     s, _ = play(s, 2, Construct(age=M, building=HAMLET, square="D4"))
-    assert s.pending.kind == "place_downsized" and len(s.pending.options) == 9
-    assert "Watchtower" in s.pending.prompt
+    assert decision(s).kind == "place_downsized" and len(decision(s).options) == 9
+    assert "Watchtower" in decision(s).prompt
 
 
 def test_r35_a_copy_changed_on_faith_is_left_alone() -> None:
@@ -338,10 +340,10 @@ def test_r35_a_copy_changed_on_faith_is_left_alone() -> None:
         faith="Castle I4 1",  # the Faith copy was upgraded there: no longer identical
         hands={0: "ccmr"},
     )
-    s.boards[F].tiles[0].origin = tile_at(s, M, "I4").id
+    s.boards[F].tiles[0].origin = tile(s, M, "I4").id
     s, events = play(s, 0, Construct(age=M, building=HAMLET, square="H4"))
     s, events = play(s, 1, Choose(option=0))
-    assert tile_at(s, F, "I4").type is CASTLE
+    assert tile(s, F, "I4").type is CASTLE
     assert "leaves it alone (R35)" in texts(events)
 
 
@@ -367,15 +369,15 @@ def test_r37_defaults_reading_order_and_largest_domain() -> None:
     s = position(3, might="Keep F4 0; Watchtower F6 0; Keep I4 1", hands={0: "ccmr"})
     s, _ = play(s, 0, Construct(age=M, building=HAMLET, square="H4"))
     # I4 keeps the Watchtower next to the new Hamlet (the largest domain).
-    assert s.pending.options[default_choice(s)].label == "I4"
+    assert decision(s).options[default_choice(s)].label == "I4"
     t = position(
         3,
         might="Keep F4 1; Keep I4 2",
         hands={0: "ccmr"},
     )
     t, _ = play(t, 0, Construct(age=M, building=HAMLET, square="H4"))
-    assert t.pending.kind == "downsize_which" and default_choice(t) == 0
-    assert "F4" in t.pending.options[0].label
+    assert decision(t).kind == "downsize_which" and default_choice(t) == 0
+    assert "F4" in decision(t).options[0].label
 
 
 def test_preview_shows_consequences_without_committing() -> None:

@@ -4,12 +4,22 @@ building, or which squares, each numbered button means."""
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 
 import pytest
 from PIL import Image
 
 import render
-from engine import Age, BuildingType, Construct, apply, parse_square, public_view
+from engine import (
+    Age,
+    BuildingType,
+    Construct,
+    Event,
+    PublicView,
+    apply,
+    parse_square,
+    public_view,
+)
 from engine.builder import position
 from engine.constants import COLS
 from render.board import tile_layout
@@ -105,8 +115,8 @@ def _decode(png: bytes) -> Image.Image:
 
 
 @pytest.mark.parametrize("choice", [states.choice_which, states.choice_place])
-def test_r37_the_move_image_shows_the_choice_large_with_its_numbers(choice: object) -> None:
-    assert callable(choice)
+def test_r37_the_move_image_shows_the_choice_large_with_its_numbers(
+        choice: Callable[[], tuple[PublicView, list[Event]]]) -> None:
     view, events = choice()
     assert view.pending is not None
     lay = move_layout(view, ["Ann", "Bob", "Cy"], events)

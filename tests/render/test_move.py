@@ -3,10 +3,6 @@ size Discord shows inline; the other ages small under it."""
 
 from __future__ import annotations
 
-import io
-
-from PIL import Image
-
 import render
 from engine import Age, BuildingType, Choose, Construct, Event, Populate, apply, public_view
 from engine.builder import position
@@ -17,15 +13,10 @@ from render.panel import panel_height
 from render.style import player_look
 
 from . import states
+from .pixels import decode, owner_pixels, scaled, scaled_box
 
 DESKTOP_HEIGHT = 400  # Discord's inline preview on a desktop: about 400 px tall
 PHONE_WIDTH = 360  # on a phone: the width of the screen
-
-
-def decode(png: bytes) -> Image.Image:
-    img = Image.open(io.BytesIO(png))
-    img.load()
-    return img.convert("RGB")
 
 
 def test_the_focus_is_the_earliest_age_the_move_changed() -> None:
@@ -52,18 +43,6 @@ def test_the_move_image_shows_the_focus_large_and_the_other_ages_small() -> None
     assert 0.65 < img.width / img.height < 0.85
 
 
-def _owner_pixels(img: Image.Image, box: tuple[float, float, float, float],
-                  colour: tuple[int, int, int]) -> int:
-    crop = img.crop(tuple(round(v) for v in box))
-    return sum(1 for p in crop.get_flattened_data() if sum(abs(a - b) for a, b in zip(p, colour,
-                                                                          strict=False)) <= 60)
-
-
-def _preview(img: Image.Image, scale: float) -> Image.Image:
-    return img.resize((round(img.width * scale), round(img.height * scale)),
-                      Image.Resampling.LANCZOS)
-
-
 def test_at_preview_size_the_last_move_and_its_owner_stay_visible() -> None:
     """Scaled down as Discord shows it inline, the moved Keep's squares stay at least 12 px
     wide and show the owner's colour (his frame) over a good many pixels; on the stacked
@@ -78,8 +57,8 @@ def test_at_preview_size_the_last_move_and_its_owner_stay_visible() -> None:
     img = decode(render.move_png(view, states.NAMES_4, events))
     for scale in (DESKTOP_HEIGHT / img.height, PHONE_WIDTH / img.width):
         assert MOVE_CELL * scale >= 12
-        small = _preview(img, scale)
-        assert _owner_pixels(small, tuple(v * scale for v in region), owner) >= 60
+        small = scaled(img, scale)
+        assert owner_pixels(small, scaled_box(region, scale), owner) >= 60
 
     geo = BoardGeometry(BOARDS_CELL)
     stacked = decode(render.boards_png(view, states.NAMES_4, render.highlights_from_events(events)))
@@ -89,7 +68,7 @@ def test_at_preview_size_the_last_move_and_its_owner_stay_visible() -> None:
            top + (row + 2) * geo.cell)
     scale = DESKTOP_HEIGHT / stacked.height
     assert BOARDS_CELL * scale < 8
-    assert _owner_pixels(_preview(stacked, scale), tuple(v * scale for v in old), owner) < 60
+    assert owner_pixels(scaled(stacked, scale), scaled_box(old, scale), owner) < 60
 
 
 def test_the_caption_says_the_whole_move_or_counts_the_rest() -> None:

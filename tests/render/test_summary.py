@@ -12,6 +12,7 @@ from PIL import Image
 
 import render
 from engine import (
+    Action,
     Age,
     BuildingType,
     Construct,
@@ -50,12 +51,12 @@ def test_income_is_split_by_board_and_round() -> None:
     assert alice.by_round == [5, 5, 5, 5, 11]  # rounds before the start keep the start value
 
 
-def _play(start: GameState, moves: Sequence[tuple[int, object]]) -> list[tuple[GameState,
+def _play(start: GameState, moves: Sequence[tuple[int, Action]]) -> list[tuple[GameState,
                                                                                list[Event]]]:
     steps = []
     state = start
     for seat, action in moves:
-        state, events = apply(state, seat, action)  # type: ignore[arg-type]
+        state, events = apply(state, seat, action)
         steps.append((state, events))
     return steps
 
@@ -87,7 +88,7 @@ def test_a_demolition_is_spending() -> None:
 
 def _random_game(seed: int, players: int) -> tuple[GameState, list[tuple[GameState,
                                                                           list[Event]]],
-                                                    list[tuple[int, object]]]:
+                                                    list[tuple[int, Action]]]:
     chooser = random.Random(seed)
     start = new_game(Options(players=players, holdem=seed % 2 == 0), seed)
     state, steps, moves = start, [], []
@@ -115,7 +116,7 @@ def test_every_ecu_of_a_whole_game_is_accounted_for(seed: int, players: int) -> 
                      if e.kind == "income" and e.seat == score.seat]
         assert sum(score.income_total(r) for r in (4, 7)) == sum(a or 0 for a in collected)
     assert summary.ranking()[0].seat in summary.winners
-    again = summary_from_moves(start.options, start.seed, moves)  # type: ignore[arg-type]
+    again = summary_from_moves(start.options, start.seed, moves)
     assert again == summary
 
 

@@ -3,7 +3,6 @@ the age of the move large around what changed, the other two small, a key of the
 
 from __future__ import annotations
 
-import io
 import math
 
 import pytest
@@ -28,27 +27,11 @@ from render.table import (
 
 from . import states
 from .golden_helper import assert_matches_golden
+from .pixels import decode, owner_pixels, scaled, scaled_box
 from .test_palette import lab
 
 PREVIEW_BOX = (550, 350)  # Discord's chat preview on a desktop, about
 PHONE_HEIGHT = 400  # and an image fitted to 400 px tall
-
-
-def decode(png: bytes) -> Image.Image:
-    img = Image.open(io.BytesIO(png))
-    img.load()
-    return img.convert("RGB")
-
-
-def scaled(img: Image.Image, scale: float) -> Image.Image:
-    return img.resize((round(img.width * scale), round(img.height * scale)),
-                      Image.Resampling.LANCZOS)
-
-
-def owner_pixels(img: Image.Image, box: tuple[float, ...], colour: tuple[int, int, int]) -> int:
-    crop = img.crop(tuple(round(v) for v in box))
-    return sum(1 for p in crop.get_flattened_data()
-               if sum(abs(a - b) for a, b in zip(p, colour, strict=False)) <= 60)
 
 
 def preview_scales(img: Image.Image) -> dict[str, float]:
@@ -85,7 +68,7 @@ def _legible(png: bytes, cell: int, region: tuple[float, float, float, float]) -
     img = decode(png)
     for scale in preview_scales(img).values():
         small = scaled(img, scale)
-        pixels = owner_pixels(small, tuple(v * scale for v in region), player_look(0).colour)
+        pixels = owner_pixels(small, scaled_box(region, scale), player_look(0).colour)
         if cell * scale < 28 or pixels < 400:
             return False
     return True

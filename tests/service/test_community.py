@@ -16,10 +16,12 @@ import pytest
 
 import engine
 from bot.service import (
+    Direct,
     GameService,
     NotStarted,
     Outcome,
     PermissionDenied,
+    Post,
     ServiceError,
     UndoRefused,
 )
@@ -41,7 +43,7 @@ async def play_out(service: GameService, channel: int, chooser: random.Random, c
                    *, until: int | None = None) -> list[Outcome]:
     """Random legal moves, the clock moved 90 s before each, until the end (or ``until``
     moves); returns every outcome."""
-    outs = []
+    outs: list[Outcome] = []
     for _ in range(until or 10_000):
         info, state = await service.snapshot(channel)
         if state.over:
@@ -62,7 +64,8 @@ def texts(out: Outcome) -> Iterator[str]:
         yield out.reply.text
         if out.reply.file is not None:
             yield out.reply.file.text
-    for item in (*out.public, *out.direct):
+    items: list[Post | Direct] = [*out.public, *out.direct]
+    for item in items:
         yield item.text
         if item.image is not None:
             yield item.image.alt
@@ -168,7 +171,8 @@ async def test_verify_accepts_a_real_game_and_refuses_an_altered_one(service: Ga
         await service.verify_game(CH)
     await play_out(service, CH, random.Random(6), clock)
     reply = (await service.verify_game(CH)).reply
-    assert reply is not None and reply.text.startswith("✅"), reply.text
+    assert reply is not None
+    assert reply.text.startswith("✅"), reply.text
     assert "Every hand dealt and every card drawn" in reply.text
     exported = (await service.export_record(CH, CID)).reply  # anyone, once it is over
     assert exported is not None and exported.file is not None
@@ -325,7 +329,8 @@ async def test_a_game_begun_before_seals_verifies_its_moves_only(tmp_path: Path,
             raw.execute("DELETE FROM deals WHERE seq <= 10")
         await play_out(service, CH, random.Random(4), clock)
         reply = (await service.verify_game(CH)).reply
-        assert reply is not None and reply.text.startswith("✅"), reply.text
+        assert reply is not None
+        assert reply.text.startswith("✅"), reply.text
         assert "No commitment was posted" in reply.text
         assert "only the moves' legality was checked" in reply.text
         end = (await service.export_record(CH, ANN)).reply

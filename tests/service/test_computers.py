@@ -20,22 +20,22 @@ from bot.service import (
     TimerKind,
     is_computer,
 )
-from bot.storage.sqlite import SqliteStorage
 from engine import EndTurn, MalformedAction
 from engine.random_player import random_action
 from tests.service.conftest import Clock
+from tests.storage.postgres.backend import AnyStorage
 
 CH = 700
 ANN, BOB = 7001, 7002
 
 
-def computers(storage: SqliteStorage, clock: Clock, delay: float = 0.0) -> GameService:
+def computers(storage: AnyStorage, clock: Clock, delay: float = 0.0) -> GameService:
     seeds = itertools.count(4242)
     return GameService(storage, clock=clock, seeds=lambda: next(seeds), computer_delay=delay,
                        computer_budget=0.0)
 
 
-async def timers(storage: SqliteStorage, service: GameService) -> list[tuple[str, int | None]]:
+async def timers(storage: AnyStorage, service: GameService) -> list[tuple[str, int | None]]:
     info = await service.info(CH)
     async with storage.read() as q:
         return [(t.kind, t.user_id) for t in await q.timers(info.game_id)]
@@ -46,7 +46,7 @@ async def fire_due(service: GameService) -> list[Outcome]:
     return [o for o in outs if o is not None]
 
 
-async def check_outbox(storage: SqliteStorage) -> None:
+async def check_outbox(storage: AnyStorage) -> None:
     """Nothing is ever addressed to a computer (no DM, no ping)."""
     async with storage.read() as q:
         rows = await q.unsent(limit=100_000)
@@ -54,7 +54,7 @@ async def check_outbox(storage: SqliteStorage) -> None:
     assert all(r.user_id is None or r.user_id > 0 for r in rows)
 
 
-async def play_out(service: GameService, storage: SqliteStorage, chooser: random.Random,
+async def play_out(service: GameService, storage: AnyStorage, chooser: random.Random,
                    limit: int = 3000) -> list[Outcome]:
     """Play to the end: people by random legal moves, computers by their timers; the RULES.md
     section 9 invariants are checked after every step. Returns the computers' outcomes."""
@@ -80,7 +80,7 @@ async def play_out(service: GameService, storage: SqliteStorage, chooser: random
     raise AssertionError("the game did not end")
 
 
-async def test_lobby_add_and_remove_computers(storage: SqliteStorage, clock: Clock) -> None:
+async def test_lobby_add_and_remove_computers(storage: AnyStorage, clock: Clock) -> None:
     service = computers(storage, clock)
     await service.create_game(CH, ANN, "Ann", guild_id=1)
     with pytest.raises(LobbyError, match="at least 2 players"):
@@ -113,7 +113,7 @@ async def test_lobby_add_and_remove_computers(storage: SqliteStorage, clock: Clo
     await service.create_game(CH, BOB, "Bob", guild_id=1)
 
 
-async def test_create_with_computers_and_a_full_table_starts(storage: SqliteStorage,
+async def test_create_with_computers_and_a_full_table_starts(storage: AnyStorage,
                                                              clock: Clock) -> None:
     service = computers(storage, clock)
     await service.create_game(CH, ANN, "Ann", guild_id=1, settings=GameSettings(seats=3),
@@ -130,7 +130,7 @@ async def test_create_with_computers_and_a_full_table_starts(storage: SqliteStor
 
 
 async def test_a_game_is_never_left_to_computers_and_they_play_to_the_final_scores(
-        storage: SqliteStorage, clock: Clock) -> None:
+        storage: AnyStorage, clock: Clock) -> None:
     """The last person of a game can neither hand his seat to a computer nor be removed (a
     game of computers only would play on for nobody); Bob's seat may go to one."""
     service = computers(storage, clock)
@@ -153,7 +153,7 @@ async def test_a_game_is_never_left_to_computers_and_they_play_to_the_final_scor
     assert await timers(storage, service) == []
 
 
-async def test_one_person_against_computers(storage: SqliteStorage, clock: Clock) -> None:
+async def test_one_person_against_computers(storage: AnyStorage, clock: Clock) -> None:
     service = computers(storage, clock)
     await service.create_game(CH, ANN, "Ann", guild_id=1)
     await service.add_bot(CH, ANN, "easy")
@@ -176,7 +176,7 @@ async def test_one_person_against_computers(storage: SqliteStorage, clock: Clock
     assert any(t["lines"] for t in theirs)
 
 
-async def test_a_restart_during_a_computers_turn_loses_nothing(storage: SqliteStorage,
+async def test_a_restart_during_a_computers_turn_loses_nothing(storage: AnyStorage,
                                                                clock: Clock) -> None:
     service = computers(storage, clock, delay=3.0)
     await service.create_game(CH, ANN, "Ann", guild_id=1, bots=1, bot_level="easy")
@@ -200,7 +200,7 @@ async def test_a_restart_during_a_computers_turn_loses_nothing(storage: SqliteSt
 
 
 async def test_a_computer_whose_game_moved_while_it_thought_thinks_again(
-        storage: SqliteStorage, clock: Clock) -> None:
+        storage: AnyStorage, clock: Clock) -> None:
     service = computers(storage, clock)
     await service.create_game(CH, ANN, "Ann", guild_id=1, bots=1, bot_level="easy")
     await service.start(CH, ANN)
@@ -218,7 +218,7 @@ async def test_a_computer_whose_game_moved_while_it_thought_thinks_again(
     assert out is not None and out.public[0].text.startswith(MARK)
 
 
-async def test_a_seat_goes_to_a_computer_and_back_to_a_person(storage: SqliteStorage,
+async def test_a_seat_goes_to_a_computer_and_back_to_a_person(storage: AnyStorage,
                                                               clock: Clock) -> None:
     service = computers(storage, clock)
     await service.create_game(CH, ANN, "Ann", guild_id=1)
@@ -252,7 +252,7 @@ async def test_a_seat_goes_to_a_computer_and_back_to_a_person(storage: SqliteSto
         assert (TimerKind.REMINDER, BOB) in kinds
 
 
-async def test_the_typed_commands(storage: SqliteStorage, clock: Clock) -> None:
+async def test_the_typed_commands(storage: AnyStorage, clock: Clock) -> None:
     from bot.commands import Context, run_line
 
     service = computers(storage, clock)

@@ -6,14 +6,13 @@ import asyncio
 
 import engine
 from bot.service import GameService
-from bot.storage.sqlite import SqliteStorage
 from engine import Age, EndTurn, EngineError, NotYourTurn, StaleState, Travel
-from tests.storage.postgres.backend import another
+from tests.storage.postgres.backend import AnyStorage, another
 
 from .conftest import current_user, started_game
 
 
-async def _check_log(service: GameService, storage: SqliteStorage, channel: int,
+async def _check_log(service: GameService, storage: AnyStorage, channel: int,
                      applied: int) -> None:
     info, state = await service.snapshot(channel)
     async with storage.read() as q:
@@ -28,7 +27,7 @@ async def _check_log(service: GameService, storage: SqliteStorage, channel: int,
 
 
 async def test_many_concurrent_commands_on_several_games(service: GameService,
-                                                         storage: SqliteStorage) -> None:
+                                                         storage: AnyStorage) -> None:
     channels = list(range(100, 108))
     for ch in channels:
         await started_game(service, ch, players=2 + ch % 3, seed=ch)
@@ -57,7 +56,7 @@ async def test_many_concurrent_commands_on_several_games(service: GameService,
         await _check_log(service, storage, ch, ok)
 
 
-async def test_double_submission_applies_once(service: GameService, storage: SqliteStorage) -> None:
+async def test_double_submission_applies_once(service: GameService, storage: AnyStorage) -> None:
     await started_game(service, 110, players=3, seed=110)
     user, _ = await current_user(service, 110)
     results = await asyncio.gather(service.act(110, user, EndTurn()),
@@ -77,7 +76,7 @@ async def test_double_submission_applies_once(service: GameService, storage: Sql
 
 
 async def test_two_connections_on_one_file_do_not_lose_updates(service: GameService,
-                                                               storage: SqliteStorage) -> None:
+                                                               storage: AnyStorage) -> None:
     """As if a second process shared the database: BEGIN IMMEDIATE serializes the writers on
     SQLite, the channel's lock on PostgreSQL."""
     await started_game(service, 120, players=2, seed=120)

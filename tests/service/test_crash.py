@@ -66,7 +66,7 @@ async def test_killed_at_a_random_moment(tmp_path: Path) -> None:
     proc = subprocess.Popen([sys.executable, str(CHILD), str(path)], stdout=subprocess.PIPE,
                             text=True)
     assert proc.stdout is not None
-    seen = []
+    seen: list[int] = []
     deadline = time.monotonic() + 60
     while len(seen) < 30 and time.monotonic() < deadline:
         line = proc.stdout.readline()

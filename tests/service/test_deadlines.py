@@ -4,13 +4,13 @@ by what is really taken, at most two weeks; another seat's choice and /undo do n
 from __future__ import annotations
 
 from bot.service import HOUR, MAX_AWAY_HOURS, GameService, GameSettings
-from bot.storage.sqlite import SqliteStorage
 from engine import Age, BuildingType, Construct
 from engine.builder import position
 from tests.service.conftest import Clock, current_user, started_game
+from tests.storage.postgres.backend import AnyStorage
 
 
-async def deadline_of(storage: SqliteStorage, service: GameService, channel: int) -> float:
+async def deadline_of(storage: AnyStorage, service: GameService, channel: int) -> float:
     info = await service.info(channel)
     async with storage.read() as q:
         (due,) = [t.due_at for t in await q.timers(info.game_id) if t.kind == "deadline"]
@@ -18,7 +18,7 @@ async def deadline_of(storage: SqliteStorage, service: GameService, channel: int
 
 
 async def test_away_then_back_repeated_does_not_push_the_deadline_back(
-        service: GameService, clock: Clock, storage: SqliteStorage) -> None:
+        service: GameService, clock: Clock, storage: AnyStorage) -> None:
     await started_game(service, 1, players=2, seed=3,
                        settings=GameSettings(reminder_hours=12, deadline_hours=24))
     user, _ = await current_user(service, 1)
@@ -37,7 +37,7 @@ async def test_away_then_back_repeated_does_not_push_the_deadline_back(
 
 
 async def test_a_choice_for_another_seat_then_undo_keeps_the_turns_deadline(
-        service: GameService, clock: Clock, storage: SqliteStorage) -> None:
+        service: GameService, clock: Clock, storage: AnyStorage) -> None:
     """R32/R33/R37: the build hands a choice to seat 1; undoing it, again and again, gives
     seat 0 back the deadline his turn started with."""
     out = await started_game(service, 2, players=2, seed=4,

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import itertools
 import random
-from typing import Any
+from collections.abc import AsyncIterator
+from concurrent.futures import Executor
 
 import pytest
 
@@ -19,6 +20,7 @@ from bot.service import (
     GameSettings,
     HintRefused,
     NotSeated,
+    Outcome,
     PermissionDenied,
     hints_text,
     is_computer,
@@ -165,8 +167,9 @@ async def test_the_count_is_in_the_end_post_and_in_the_statistics(
     ends: list[str] = []
     original = service.act
 
-    async def act(*args: Any, **kwargs: Any) -> Any:
-        out = await original(*args, **kwargs)
+    async def act(channel_id: int, user_id: int, action: engine.Action, *,
+                  expect_version: int | None = None) -> Outcome:
+        out = await original(channel_id, user_id, action, expect_version=expect_version)
         ends.extend(p.text for p in out.public if "/hint" in p.text)
         return out
 
@@ -183,7 +186,7 @@ async def test_the_count_is_in_the_end_post_and_in_the_statistics(
     assert any("Hints asked for (/hint): Ann 3." in t for t in ends + computers_end)
 
 
-async def _outbox_texts(storage: AnyStorage, game_id: int) -> Any:
+async def _outbox_texts(storage: AnyStorage, game_id: int) -> AsyncIterator[str]:
     async with storage.read() as q:
         rows = await q.unsent(game_id, limit=100_000)
     for r in rows:
@@ -197,8 +200,8 @@ async def test_the_coach_is_given_the_view_of_the_asking_seat(
     seen: list[tuple[engine.PlayerView, int]] = []
     real = ai.advise
 
-    async def spy(view: engine.PlayerView, level: str, budget: float, seed: int,
-                  executor: Any = None) -> list[Hint]:
+    async def spy(view: engine.PlayerView, level: ai.Level | str, budget: float, seed: int,
+                  executor: Executor | None = None) -> list[Hint]:
         seen.append((view, seed))
         return await real(view, level, budget, seed, executor)
 

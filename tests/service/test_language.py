@@ -10,13 +10,13 @@ import pytest
 
 from bot.images import render_image
 from bot.service import GameService, GameSettings, Image
-from bot.storage.sqlite import SqliteStorage
 from engine import EngineError
+from tests.storage.postgres.backend import AnyStorage
 
 from .conftest import Clock, random_move, started_game
 
 
-async def deadlines(storage: SqliteStorage, channel: int) -> list[float]:
+async def deadlines(storage: AnyStorage, channel: int) -> list[float]:
     async with storage.read() as q:
         game = await q.game_for_channel(channel)
         assert game is not None
@@ -24,7 +24,7 @@ async def deadlines(storage: SqliteStorage, channel: int) -> list[float]:
 
 
 async def test_a_french_game_draws_its_pictures_in_french(
-        service: GameService, storage: SqliteStorage, clock: Clock) -> None:
+        service: GameService, storage: AnyStorage, clock: Clock) -> None:
     await started_game(service, 7, 2, seed=3, settings=GameSettings(deadline_hours=24))
     creator = 71
     before = await deadlines(storage, 7)

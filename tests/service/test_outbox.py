@@ -7,14 +7,15 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+from typing import cast
 
 import pytest
 
 import engine
 from bot.service import GameService
 from bot.service.outbox import CLAIM_FOR, MAX_ATTEMPTS, Deliverer, Delivery, RetryLater
-from bot.service.states import StateReader, StateRef
-from bot.storage.sqlite import SqliteStorage
+from bot.service.states import Shown, StateReader, StateRef
+from bot.storage.api import Queries
 from tests.service.conftest import Clock, current_user, random_move, started_game
 from tests.storage.postgres.backend import AnyStorage, another, fetch_raw
 
@@ -32,13 +33,13 @@ class Recorder:
         return "sent"
 
 
-async def unsent(storage: SqliteStorage) -> int:
+async def unsent(storage: AnyStorage) -> int:
     async with storage.read() as q:
         return len(await q.unsent(limit=10_000))
 
 
 async def test_a_refused_command_stores_nothing_to_say(service: GameService,
-                                                       storage: SqliteStorage) -> None:
+                                                       storage: AnyStorage) -> None:
     await started_game(service, 1, players=2, seed=1)
     before = await unsent(storage)
     user, _ = await current_user(service, 1)
@@ -49,7 +50,7 @@ async def test_a_refused_command_stores_nothing_to_say(service: GameService,
 
 
 async def test_rows_go_out_in_order_per_game_and_a_failing_game_waits_alone(
-        service: GameService, storage: SqliteStorage, clock: Clock) -> None:
+        service: GameService, storage: AnyStorage, clock: Clock) -> None:
     a = await started_game(service, 1, players=2, seed=1)
     b = await started_game(service, 2, players=2, seed=2)
     assert a.game is not None and b.game is not None
@@ -70,7 +71,7 @@ async def test_rows_go_out_in_order_per_game_and_a_failing_game_waits_alone(
 
 
 async def test_a_row_is_given_up_after_the_attempt_limit(
-        service: GameService, storage: SqliteStorage, clock: Clock) -> None:
+        service: GameService, storage: AnyStorage, clock: Clock) -> None:
     a = await started_game(service, 1, players=2, seed=1)
     assert a.game is not None
     transport = Recorder()
@@ -84,7 +85,7 @@ async def test_a_row_is_given_up_after_the_attempt_limit(
 
 
 async def test_late_rows_are_marked_and_replies_of_an_earlier_run_expire(
-        service: GameService, storage: SqliteStorage, clock: Clock) -> None:
+        service: GameService, storage: AnyStorage, clock: Clock) -> None:
     await started_game(service, 1, players=2, seed=1)
     out = await service.set_muted(1, 11, True)  # a command with a private reply
     assert out.reply_row is not None
@@ -212,7 +213,7 @@ async def test_two_deliverers_on_one_database_send_every_row_once_in_order(
 
 
 async def test_flushes_of_one_game_in_one_process_take_turns_and_leave_no_lock_behind(
-        service: GameService, storage: SqliteStorage, clock: Clock) -> None:
+        service: GameService, storage: AnyStorage, clock: Clock) -> None:
     """Within one process the claim is the same owner's, so the per-game lock is what keeps
     two flushes of a game apart: many at once still send every row once, in order. When they
     are done no lock is kept (a bot that runs for months does not keep one per game)."""
@@ -241,9 +242,11 @@ async def test_a_claim_left_by_a_dead_process_expires_and_a_stalled_deliverer_st
     # now "one" delivers, but stalls past its claim on the first row, and "two" takes over
     two = Deliverer(storage, log.transport("two"), clock=clock)
     stalled = one.transport
+    assert isinstance(stalled, Named)
+    send = stalled.send
 
     async def stall(item: Delivery) -> str:
-        result = await Named.send(stalled, item)  # type: ignore[arg-type]
+        result = await send(item)
         clock.now += CLAIM_FOR
         assert await two._claim(game_id)
         return result
@@ -347,11 +350,12 @@ async def test_a_storage_failure_while_an_image_is_read_back_leaves_its_row_for_
     read = reader.read
     failed: list[int] = []
 
-    async def lost_once(*args: object, **kwargs: object) -> object:
+    async def lost_once(q: Queries, game_id: int, ref: StateRef, *,
+                        moves: bool = False) -> Shown | None:
         if not failed:
             failed.append(1)
             raise ValueError("no active connection")
-        return await read(*args, **kwargs)  # type: ignore[arg-type]
+        return await read(q, game_id, ref, moves=moves)
 
     reader.read = lost_once  # type: ignore[method-assign]
     async with storage.read() as q:
@@ -386,6 +390,7 @@ async def test_a_storage_failure_reading_a_state_is_not_taken_for_a_damaged_game
             return fail
 
     with pytest.raises(ValueError, match="no active connection"):
-        await reader.read(Lost(), game_id, ref)  # type: ignore[arg-type]
+        # cast: a Queries in name only, whose every query fails as on a lost connection
+        await reader.read(cast(Queries, Lost()), game_id, ref)
     async with storage.read() as q:
         assert await reader.read(q, game_id + 1000, ref) is None  # no such game

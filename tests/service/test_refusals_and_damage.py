@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-from typing import Any
 
 import pytest
 
@@ -11,7 +10,7 @@ import engine
 from bot.commands import Context, parse_line, run_line
 from bot.service import DamagedGame, GameService, GameSettings, NotSeated, PermissionDenied
 from engine import MalformedAction
-from tests.service.conftest import current_user, started_game
+from tests.service.conftest import Clock, current_user, started_game
 from tests.storage.postgres.backend import AnyStorage, execute_raw
 
 
@@ -153,9 +152,10 @@ async def test_replays_for_board_move_run_off_the_event_loop(
     threads: list[int] = []
     real_apply = engine.apply
 
-    def spy(*args: Any, **kwargs: Any) -> Any:
+    def spy(state: engine.GameState, seat: int, action: engine.Action, *,
+            worded: bool = True) -> tuple[engine.GameState, list[engine.Event]]:
         threads.append(threading.get_ident())
-        return real_apply(*args, **kwargs)
+        return real_apply(state, seat, action, worded=worded)
 
     monkeypatch.setattr(engine, "apply", spy)
     out = await service.move_comparison(9, 3)
@@ -165,7 +165,7 @@ async def test_replays_for_board_move_run_off_the_event_loop(
 
 
 async def test_a_damaged_game_tells_its_channel_once_when_its_timers_come_due(
-        service: GameService, storage: AnyStorage, clock: Any) -> None:
+        service: GameService, storage: AnyStorage, clock: Clock) -> None:
     """Damaged settings used to make every due timer raise (retried every 10 minutes,
     forever); now the timers of a damaged game are dropped and the channel hears it once."""
     out = await started_game(service, 10, players=2, seed=10,

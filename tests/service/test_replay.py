@@ -8,8 +8,8 @@ import pytest
 
 import engine
 from bot.service import GameService, GameSettings, ServiceError, UndoRefused
-from bot.storage.sqlite import SqliteStorage
 from engine import NotYourTurn
+from tests.storage.postgres.backend import AnyStorage
 
 from .conftest import random_move, started_game
 
@@ -17,7 +17,7 @@ from .conftest import random_move, started_game
 @pytest.mark.parametrize(("players", "holdem", "seed"),
                          [(2, False, 1), (3, True, 2), (5, False, 3)])
 async def test_rebuild_from_the_log_equals_the_saved_state(
-    service: GameService, storage: SqliteStorage, players: int, holdem: bool, seed: int
+    service: GameService, storage: AnyStorage, players: int, holdem: bool, seed: int
 ) -> None:
     channel = 500 + seed
     await started_game(service, channel, players, seed=seed,
@@ -60,7 +60,7 @@ async def test_rebuild_from_the_log_equals_the_saved_state(
 
 
 async def test_r1_the_log_stores_the_one_name_of_a_building(
-    service: GameService, storage: SqliteStorage
+    service: GameService, storage: AnyStorage
 ) -> None:
     """R1: a move typed with another spelling of its square (``c4`` for C4, or any square of a
     larger building) is stored under the name ``legal_actions`` gives it, so the log, replays

@@ -19,7 +19,6 @@ from bot.service import (
     PermissionDenied,
     UndoRefused,
 )
-from bot.storage.sqlite import SqliteStorage
 from engine import (
     Age,
     Choose,
@@ -31,7 +30,7 @@ from engine import (
     StaleState,
     Travel,
 )
-from tests.storage.postgres.backend import execute_raw
+from tests.storage.postgres.backend import AnyStorage, execute_raw
 
 from .conftest import Clock, current_user, random_move, started_game
 
@@ -58,7 +57,9 @@ async def test_create_join_start_seats_users_in_seeded_random_order(service: Gam
     assert [p.user_id for p in out.pings] == [first] and out.pings[0].in_table
     assert [(t.turn, t.user_id, t.closed) for t in out.tables] == [
         (f"1:{state.first_seat}", first, False)]
-    assert out.tables[0].image.kind == "table" and f"<@{first}>" in out.tables[0].header
+    table_image = out.tables[0].image
+    assert table_image is not None and table_image.kind == "table"
+    assert f"<@{first}>" in out.tables[0].header
     assert out.public[1].image is not None and out.public[1].image.kind == "move"
     assert out.public[1].in_table and not out.public[0].in_table
     assert "{P" not in out.public[0].text
@@ -111,7 +112,7 @@ async def test_last_player_leaving_closes_the_lobby(service: GameService) -> Non
 
 
 async def test_a_move_is_stored_logged_and_reported(service: GameService,
-                                                    storage: SqliteStorage) -> None:
+                                                    storage: AnyStorage) -> None:
     start = await started_game(service, 5, players=3, seed=7)
     assert start.game is not None
     user, state = await current_user(service, 5)
@@ -128,6 +129,7 @@ async def test_a_move_is_stored_logged_and_reported(service: GameService,
     assert engine.parse_action(move.action) == Travel(to=Age.FAITH)
     # end of turn: the next player is pinged and gets "your turn" privately
     out = await service.act(5, user, EndTurn())
+    assert out.game is not None
     nxt = out.game.user_of(engine.current_seat((await service.snapshot(5))[1]) or 0)
     assert [p.user_id for p in out.pings] == [nxt]
     assert any(d.kind == "your_turn" and d.user_id == nxt for d in out.direct)
@@ -275,7 +277,7 @@ async def test_choose_answers_the_decision(service: GameService) -> None:
 
 
 async def test_a_damaged_row_is_contained_and_rebuilt(service: GameService,
-                                                      storage: SqliteStorage) -> None:
+                                                      storage: AnyStorage) -> None:
     await started_game(service, 20, players=3, seed=20)
     await started_game(service, 21, players=2, seed=21)
     chooser = random.Random(5)
@@ -304,7 +306,7 @@ async def test_a_damaged_row_is_contained_and_rebuilt(service: GameService,
 
 
 async def test_reminders_are_rows_rescheduled_in_the_move(
-        service: GameService, storage: SqliteStorage, clock: Clock) -> None:
+        service: GameService, storage: AnyStorage, clock: Clock) -> None:
     out = await started_game(service, 30, players=2, seed=30,
                              settings=GameSettings(reminder_hours=24, deadline_hours=48))
     assert out.game is not None

@@ -27,9 +27,10 @@ from bot.storage.sqlite import SqliteStorage
 from engine import Age, BuildingType, Choose, Construct, EndTurn, Travel
 from engine.builder import position
 from tests.service.conftest import Clock, current_user, started_game
+from tests.storage.postgres.backend import AnyStorage
 
 
-async def timers_of(storage: SqliteStorage, service: GameService, channel: int) -> list[TimerRow]:
+async def timers_of(storage: AnyStorage, service: GameService, channel: int) -> list[TimerRow]:
     info = await service.info(channel)
     async with storage.read() as q:
         return await q.timers(info.game_id)
@@ -59,7 +60,7 @@ def dms(outs: list[Outcome], kind: str) -> list[tuple[int, str]]:
 
 
 async def test_reminder_cadence_text_and_what_changed(service: GameService, clock: Clock,
-                                                      storage: SqliteStorage) -> None:
+                                                      storage: AnyStorage) -> None:
     out = await started_game(service, 1, players=2, seed=1,
                              settings=GameSettings(reminder_hours=24))
     assert out.game is not None
@@ -115,7 +116,7 @@ async def test_mute_and_unmute(service: GameService, clock: Clock) -> None:
 
 
 async def test_settings_are_changed_by_the_creator_only(service: GameService, clock: Clock,
-                                                        storage: SqliteStorage) -> None:
+                                                        storage: AnyStorage) -> None:
     out = await started_game(service, 3, players=2, seed=3)
     assert out.game is not None
     creator = out.game.creator_id
@@ -137,7 +138,7 @@ async def test_settings_are_changed_by_the_creator_only(service: GameService, cl
 
 
 async def test_deadline_warning_then_a_pending_choice_takes_its_default(
-        service: GameService, clock: Clock, storage: SqliteStorage) -> None:
+        service: GameService, clock: Clock, storage: AnyStorage) -> None:
     out = await started_game(service, 4, players=2, seed=4,
                              settings=GameSettings(reminder_hours=100, deadline_hours=48))
     assert out.game is not None
@@ -184,7 +185,7 @@ async def test_deadline_warning_then_a_pending_choice_takes_its_default(
 
 
 async def test_deadline_ends_the_turn_keeping_cards(service: GameService, clock: Clock,
-                                                    storage: SqliteStorage) -> None:
+                                                    storage: AnyStorage) -> None:
     await started_game(service, 5, players=2, seed=5,
                        settings=GameSettings(deadline_hours=24))
     user, before = await current_user(service, 5)
@@ -202,7 +203,7 @@ async def test_deadline_ends_the_turn_keeping_cards(service: GameService, clock:
 
 
 async def test_pause_stops_timers_and_moves_resume_restarts_them(
-        service: GameService, clock: Clock, storage: SqliteStorage) -> None:
+        service: GameService, clock: Clock, storage: AnyStorage) -> None:
     out = await started_game(service, 6, players=2, seed=6,
                              settings=GameSettings(deadline_hours=48))
     assert out.game is not None
@@ -231,7 +232,7 @@ async def test_pause_stops_timers_and_moves_resume_restarts_them(
 
 
 async def test_absence_extends_deadlines_and_silences_reminders(
-        service: GameService, clock: Clock, storage: SqliteStorage) -> None:
+        service: GameService, clock: Clock, storage: AnyStorage) -> None:
     await started_game(service, 7, players=2, seed=7,
                        settings=GameSettings(reminder_hours=12, deadline_hours=24))
     user, _ = await current_user(service, 7)
@@ -265,7 +266,7 @@ async def test_absence_extends_deadlines_and_silences_reminders(
 
 
 async def test_replacement_moves_hand_and_reminders_to_the_new_user(
-        service: GameService, clock: Clock, storage: SqliteStorage) -> None:
+        service: GameService, clock: Clock, storage: AnyStorage) -> None:
     out = await started_game(service, 8, players=2, seed=8)
     assert out.game is not None
     creator = out.game.creator_id
@@ -291,7 +292,7 @@ async def test_replacement_moves_hand_and_reminders_to_the_new_user(
 
 
 async def test_a_removed_player_is_played_by_default(service: GameService, clock: Clock,
-                                                     storage: SqliteStorage) -> None:
+                                                     storage: AnyStorage) -> None:
     out = await started_game(service, 9, players=3, seed=9)
     assert out.game is not None
     creator = out.game.creator_id
@@ -435,7 +436,7 @@ async def test_timers_due_while_down_fire_exactly_once(tmp_path: Path) -> None:
 
 
 async def test_a_deadline_missed_while_down_is_played_once_without_a_late_warning(
-        service: GameService, clock: Clock, storage: SqliteStorage) -> None:
+        service: GameService, clock: Clock, storage: AnyStorage) -> None:
     await started_game(service, 22, players=2, seed=22,
                        settings=GameSettings(reminder_hours=100, deadline_hours=24))
     user, _ = await current_user(service, 22)
@@ -482,7 +483,7 @@ async def test_the_dispatcher_sleeps_until_the_next_timer(service: GameService,
 
 
 async def test_wake_notices_a_new_earlier_timer(service: GameService, clock: Clock,
-                                                storage: SqliteStorage) -> None:
+                                                storage: AnyStorage) -> None:
     got: list[Outcome] = []
 
     async def deliver(out: Outcome) -> None:

@@ -43,7 +43,8 @@ async def test_undo_is_refused_after_another_player_answered_a_choice(
     assert "answered a choice" in info.value.message
     _, after = await service.snapshot(71)
     assert after == before
-    assert tile_at(after, Age.MIGHT, "I4").type is BuildingType.WATCHTOWER
+    kept = tile_at(after, Age.MIGHT, "I4")
+    assert kept is not None and kept.type is BuildingType.WATCHTOWER
 
 
 async def test_undo_before_the_answer_takes_the_whole_move_back(service: GameService) -> None:

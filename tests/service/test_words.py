@@ -14,7 +14,6 @@ from bot.commands import Context, execute, run_line
 from bot.service import HOUR, GameService, GameSettings, NotSeated, PermissionDenied
 from bot.service.outbox import Deliverer, Delivery
 from bot.service.texts import counted
-from bot.storage.sqlite import SqliteStorage
 from engine import MalformedAction
 from tests.storage.postgres.backend import AnyStorage, execute_raw
 
@@ -26,7 +25,7 @@ def ctx(channel: int, user: int, locale: str | None) -> Context:
                    locale=locale)
 
 
-async def row_body(storage: SqliteStorage, row_id: int) -> dict[str, object]:
+async def row_body(storage: AnyStorage, row_id: int) -> dict[str, object]:
     async with storage.read() as q:
         row = await q.outbox_row(row_id)
     assert row is not None
@@ -50,7 +49,7 @@ async def test_a_refusal_speaks_the_readers_language(service: GameService, local
 
 
 async def test_a_french_reader_in_an_english_game(service: GameService,
-                                                  storage: SqliteStorage) -> None:
+                                                  storage: AnyStorage) -> None:
     """His reply and refusals are French; what the table reads stays English, and the outbox
     rows say so for the words the transport may add."""
     await started_game(service, 12, 2, seed=3)
@@ -145,7 +144,7 @@ class Unused:
 
 
 async def test_an_outbox_row_keeps_the_language_of_its_commit(service: GameService,
-                                                              storage: SqliteStorage,
+                                                              storage: AnyStorage,
                                                               clock: Clock) -> None:
     """A row written while the game was French is delivered in French after the game turns
     German: its text and the transport's words (``lang``) were fixed at commit."""

@@ -12,7 +12,7 @@ from bot.storage.api import SeatRow
 from bot.storage.sql import Insert, Statement, numbered, update_game_statement
 from bot.storage.sqlite import DB_FILENAME, MIGRATIONS, SCHEMA_VERSION, SqliteStorage
 from engine import StaleState
-from tests.storage.postgres.backend import INTEGRITY_ERRORS
+from tests.storage.postgres.backend import INTEGRITY_ERRORS, AnyStorage
 
 
 async def test_migrations_from_an_empty_file(tmp_path: Path) -> None:
@@ -50,7 +50,7 @@ async def test_a_newer_database_is_refused(tmp_path: Path) -> None:
         await SqliteStorage(path).open()
 
 
-async def test_round_trip_of_every_table(storage: SqliteStorage) -> None:
+async def test_round_trip_of_every_table(storage: AnyStorage) -> None:
     async with storage.write() as tx:
         gid = await tx.insert_game(guild_id=11, channel_id=22, creator_id=33,
                                    settings='{"holdem":true}', seed=2**62 + 5, now=10.5)
@@ -99,7 +99,7 @@ async def test_round_trip_of_every_table(storage: SqliteStorage) -> None:
         assert [s.user_id for s in await q.seats(gid)] == [33]
 
 
-async def test_stale_version_and_duplicate_log_entry_are_refused(storage: SqliteStorage) -> None:
+async def test_stale_version_and_duplicate_log_entry_are_refused(storage: AnyStorage) -> None:
     async with storage.write() as tx:
         gid = await tx.insert_game(guild_id=1, channel_id=1, creator_id=1, settings="{}",
                                    seed=1, now=0.0)
@@ -117,7 +117,7 @@ async def test_stale_version_and_duplicate_log_entry_are_refused(storage: Sqlite
         assert len(await q.moves(gid)) == 1  # the failed transaction left nothing behind
 
 
-async def test_one_live_game_per_channel(storage: SqliteStorage) -> None:
+async def test_one_live_game_per_channel(storage: AnyStorage) -> None:
     async with storage.write() as tx:
         await tx.insert_game(guild_id=1, channel_id=9, creator_id=1, settings="{}", seed=1,
                              now=0.0)
@@ -128,7 +128,7 @@ async def test_one_live_game_per_channel(storage: SqliteStorage) -> None:
 
 
 async def test_round_trip_of_the_outbox_notices_previews_and_turn_timing(
-        storage: SqliteStorage) -> None:
+        storage: AnyStorage) -> None:
     """Migration 3's tables and the methods the service's outbox uses, on both backends."""
     async with storage.write() as tx:
         gid = await tx.insert_game(guild_id=1, channel_id=31, creator_id=1, settings="{}",
@@ -172,8 +172,10 @@ async def test_round_trip_of_the_outbox_notices_previews_and_turn_timing(
         assert row is not None
         assert (row.attempts, row.next_at, row.sent_at, row.result) == (2, 20.0, 21.0, "sent")
         assert await q.unsent() == []
-        assert (await q.game(gid)).turn_timing is None  # type: ignore[union-attr]
-        assert (await q.pending_move("k" * 16)).state == "confirmed"  # type: ignore[union-attr]
+        game = await q.game(gid)
+        assert game is not None and game.turn_timing is None
+        pending = await q.pending_move("k" * 16)
+        assert pending is not None and pending.state == "confirmed"
     async with storage.write() as tx:
         assert await tx.prune_outbox(21.5) == 1  # the row sent at 21.0; previews before 21.5
     async with storage.read() as q:
@@ -182,7 +184,7 @@ async def test_round_trip_of_the_outbox_notices_previews_and_turn_timing(
         assert await q.pending_move("k" * 16) is None
 
 
-async def test_where_the_living_messages_are(storage: SqliteStorage) -> None:
+async def test_where_the_living_messages_are(storage: AnyStorage) -> None:
     """Migration 6: a turn's table message is recorded before its post (no id yet), then
     with its id; a later keep replaces the row (a message posted anew); other keys and games
     stay apart; both backends read a layout as a boolean and a 64-bit id whole."""
@@ -215,7 +217,7 @@ async def test_where_the_living_messages_are(storage: SqliteStorage) -> None:
         assert theirs is not None and (theirs.message_id, theirs.layout) == (7, False)
 
 
-async def test_updates_of_any_fields_and_the_reads_around_them(storage: SqliteStorage) -> None:
+async def test_updates_of_any_fields_and_the_reads_around_them(storage: AnyStorage) -> None:
     """The statements made per set of fields (update_game, update_seat) or per number of
     values (cancel_timers of some kinds), and the reads the round trips above leave out."""
     async with storage.write() as tx:
@@ -260,7 +262,7 @@ async def test_updates_of_any_fields_and_the_reads_around_them(storage: SqliteSt
         assert (await q.last_seq(other), await q.last_seq_of_seat(gid, 5)) == (0, 0)
 
 
-async def test_unknown_fields_are_refused_and_change_nothing(storage: SqliteStorage) -> None:
+async def test_unknown_fields_are_refused_and_change_nothing(storage: AnyStorage) -> None:
     async with storage.write() as tx:
         gid = await tx.insert_game(guild_id=1, channel_id=43, creator_id=1, settings="{}",
                                    seed=1, now=0.0)

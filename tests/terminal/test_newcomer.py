@@ -12,6 +12,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Unpack
 
 import pytest
 
@@ -21,10 +22,10 @@ from bot.terminal.app import run_local, terminal_language
 from engine import Age
 from engine.builder import position
 from render.marks import choice_marks
-from tests.terminal.test_terminal import HAS_READLINE, PROMPT, ROOT, Terminal
+from tests.terminal.test_terminal import HAS_READLINE, PROMPT, ROOT, LocalFlags, Terminal
 
 
-def play(tmp_path: Path, script: list[str], **flags: object) -> tuple[int, str]:
+def play(tmp_path: Path, script: list[str], **flags: Unpack[LocalFlags]) -> tuple[int, str]:
     """Run a terminal game on ``tmp_path`` with these typed lines, each shown after its prompt
     as a terminal shows it; (exit status, what the terminal showed)."""
     lines = iter(script)
@@ -36,7 +37,7 @@ def play(tmp_path: Path, script: list[str], **flags: object) -> tuple[int, str]:
         return line
 
     code = run_local(data_dir=tmp_path / "data", images_dir=tmp_path / "img", out=out,
-                     lines=read, **flags)  # type: ignore[arg-type]
+                     lines=read, **flags)
     return code, out.getvalue()
 
 
@@ -62,7 +63,7 @@ def keep_over_own_watchtower(tmp_path: Path, lang: str | None = None) -> None:
     """A saved game where Ann (to play, both adventurers on Might, hand mmrc) has a Watchtower
     at G8 on Faith: a Keep at G8 on Might costs 2 military + 1 for its forest (R18) and its
     copy erases her Watchtower on Faith (R25, R29)."""
-    code, _ = play(tmp_path, [], seed=5, **({"lang": lang} if lang else {}))
+    code, _ = play(tmp_path, [], seed=5, lang=lang)
     assert code == 0
     put_state(tmp_path, position(3, faith="Watchtower G8 0", hands={0: "mmrc"},
                                  adventurers={0: [Age.MIGHT, Age.MIGHT]}))

@@ -12,7 +12,8 @@ import pytest
 
 import bot.terminal.record as cli
 from bot.__main__ import main
-from bot.service import GameService
+from bot.images import render_image
+from bot.service import GameService, Image
 from bot.storage.sqlite import SqliteStorage
 from engine.random_player import random_action
 
@@ -36,7 +37,9 @@ def finished(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, 
                 if state.over:
                     break
                 seat, action = random_action(state, chooser)
-                await service.act(1, info.user_of(seat) or 0, action)
+                user = info.user_of(seat)
+                assert user is not None
+                await service.act(1, user, action)
             out = await service.export_record(1, 2)
             assert out.reply is not None and out.reply.file is not None
             return out.reply.file.text, {info.names[p.seat]: p.ecus for p in state.players}
@@ -93,7 +96,7 @@ def test_replay_writes_an_image_per_move_and_ends_as_the_game(
     moves = len(json.loads(path.read_text())["moves"])
     drawn: list[int] = []
 
-    def render(image: cli.Image) -> bytes:
+    def render(image: Image) -> bytes:
         drawn.append(image.state.step if image.state is not None else -1)
         return b"png"
 
@@ -114,10 +117,10 @@ def test_replay_writes_an_image_per_move_and_ends_as_the_game(
 def test_replay_from_the_command_line_draws_real_images(
         finished: tuple[Path, dict[str, int]], tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    real = cli.render_image
-    calls = []
+    real = render_image
+    calls: list[Image] = []
 
-    def first_real(image: cli.Image) -> tuple[bytes, str, str]:
+    def first_real(image: Image) -> tuple[bytes, str, str]:
         calls.append(image)
         return real(image) if len(calls) <= 2 else (b"png", "move.png", "")
 

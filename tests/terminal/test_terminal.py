@@ -13,7 +13,9 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TypedDict, Unpack
 
 import pytest
 
@@ -25,7 +27,24 @@ from bot.storage.sqlite import SqliteStorage
 from bot.terminal.app import LocalError, run_local, seat_names
 
 
-def play(tmp_path: Path, script: list[str], **flags: object) -> tuple[int, str]:
+class LocalFlags(TypedDict, total=False):
+    """The keywords of ``run_local`` that shape the game, as the tests give them."""
+
+    players: int | None
+    names: Sequence[str] | None
+    holdem: bool | None
+    seed: int | None
+    new: bool
+    random_moves: int
+    database_url: str | None
+    bots: int
+    bot_level: str
+    bot_budget: float
+    lang: str | None
+    default_lang: str | None
+
+
+def play(tmp_path: Path, script: list[str], **flags: Unpack[LocalFlags]) -> tuple[int, str]:
     """Run a terminal game on ``tmp_path`` with these typed lines; (exit status, output)."""
     lines = iter(script)
     prompts: list[str] = []
@@ -37,7 +56,7 @@ def play(tmp_path: Path, script: list[str], **flags: object) -> tuple[int, str]:
 
     out = io.StringIO()
     code = run_local(data_dir=tmp_path / "data", images_dir=tmp_path / "img", out=out,
-                     lines=read, **flags)  # type: ignore[arg-type]
+                     lines=read, **flags)
     return code, out.getvalue() + "\nPROMPTS:" + "|".join(prompts)
 
 

@@ -81,7 +81,7 @@ def another(storage: AnyStorage) -> AnyStorage:
     return SqliteStorage(storage.path)
 
 
-async def execute_raw(storage: AnyStorage, sql: str, *args: Any) -> None:
+async def execute_raw(storage: AnyStorage, sql: str, *args: object) -> None:
     """Run one statement (``?`` placeholders) behind the storage's back, as damage would."""
     if isinstance(storage, PgStorage):
         conn = await pg_connect()
@@ -95,7 +95,7 @@ async def execute_raw(storage: AnyStorage, sql: str, *args: Any) -> None:
         raw.execute(sql, args)
 
 
-async def fetch_raw(storage: AnyStorage, sql: str, *args: Any) -> list[tuple[Any, ...]]:
+async def fetch_raw(storage: AnyStorage, sql: str, *args: object) -> list[tuple[Any, ...]]:
     """The rows of one query (``?`` placeholders) on its own connection: what is committed,
     seen from outside the storage."""
     if isinstance(storage, PgStorage):

@@ -14,49 +14,74 @@ import json
 import os
 import signal
 import sys
-from typing import Any
+import weakref
+from typing import TypedDict
 
 import discord
 import discord.asset
 import discord.gateway
 import discord.http
 import yarl
+from asyncpg.transaction import Transaction
 
 from bot.discord.app import create_bot
 from bot.service import GameService
 from bot.settings import Settings
 from bot.storage.postgres import PgStorage, PgTx
+from bot.storage.sql import SqlTx
+
+_appended: weakref.WeakSet[SqlTx] = weakref.WeakSet()  # the transactions that stored a move
 
 
-async def _append_and_mark(self: PgTx, **fields: Any) -> None:
-    await _append_move(self, **fields)
-    self.appended = True  # type: ignore[attr-defined]
+async def _append_and_mark(self: SqlTx, *, game_id: int, seq: int, version: int, seat: int,
+                           user_id: int | None, kind: str, action: str, events: str, step: int,
+                           now: float) -> None:
+    await _append_move(self, game_id=game_id, seq=seq, version=version, seat=seat,
+                       user_id=user_id, kind=kind, action=action, events=events, step=step,
+                       now=now)
+    _appended.add(self)
 
 
 _append_move = PgTx.append_move
 PgTx.append_move = _append_and_mark  # type: ignore[method-assign]
 
 
+class ChildConfig(TypedDict):
+    """The argument, as JSON (test_bot_processes.py writes it)."""
+
+    api_base: str
+    gateway_url: str
+    cdn_base: str
+    token: str
+    guild: int
+    shard: int
+    count: int
+    url: str
+    schema: str
+    data: str
+    kill_at: int | None
+
+
 class KillingStorage(PgStorage):
     kill_at: int | None = None
     commits = 0
 
-    async def _commit(self, tr: Any, tx: PgTx) -> None:
+    async def _commit(self, tr: Transaction, tx: PgTx) -> None:
         # count the commits that store a move (not the other writes of a bot, such as
         # marking messages delivered)
-        moved = bool(getattr(tx, "appended", False))
+        moved = tx in _appended
         self.commits += moved
         if moved and self.commits == self.kill_at:
             os.kill(os.getpid(), signal.SIGKILL)
         await super()._commit(tr, tx)
 
 
-async def main(cfg: dict[str, Any]) -> None:
+async def main(cfg: ChildConfig) -> None:
     discord.http.Route.BASE = cfg["api_base"]
     discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(cfg["gateway_url"])
     discord.asset.Asset.BASE = cfg["cdn_base"]
     storage = KillingStorage(cfg["url"], schema=cfg["schema"], max_size=4)
-    storage.kill_at = cfg.get("kill_at")
+    storage.kill_at = cfg["kill_at"]
     await storage.open()
     settings = Settings(DISCORD_TOKEN=cfg["token"], KHRONOS_DATA_DIR=cfg["data"],
                         KHRONOS_TEST_GUILD_ID=cfg["guild"], KHRONOS_SHARD_COUNT=cfg["count"],

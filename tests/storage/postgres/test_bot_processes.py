@@ -11,10 +11,11 @@ import json
 import signal
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
 import engine
-from bot.service import GameService
+from bot.discord.app import KhronosBot
+from bot.service import GameInfo, GameService
 from bot.storage.postgres import PgStorage
 from engine import EndTurn
 from tests.discord.test_bot_game import Table
@@ -22,6 +23,9 @@ from tests.fakediscord.fake import FakeDiscord
 from tests.fakediscord.models import FakeChannel, FakeUser
 from tests.storage.postgres.backend import PG_URL, needs_pg, pg_schema
 from tests.storage.postgres.test_two_bots import HAMLET, guild_on_shard, junction
+
+if TYPE_CHECKING:  # not at run time: importing it patches PgTx (it is the child's main module)
+    from tests.storage.postgres.bot_child import ChildConfig
 
 pytestmark = needs_pg
 
@@ -34,18 +38,21 @@ class DbTable(Table):
 
     def __init__(self, fake: FakeDiscord, service: GameService, ch: FakeChannel,
                  users: list[FakeUser]) -> None:
-        super().__init__(fake, None, ch, users)  # type: ignore[arg-type]
+        # cast: no bot runs in this process (Table reads the game through ``state`` below)
+        super().__init__(fake, cast(KhronosBot, None), ch, users)
         self.service = service
 
-    async def state(self) -> tuple[Any, engine.GameState]:
+    async def state(self) -> tuple[GameInfo, engine.GameState]:
         return await self.service.snapshot(self.ch.id)
 
 
 async def start_bot(fake: FakeDiscord, schema: str, data: Path, guild_id: int, shard: int,
                     kill_at: int | None = None) -> asyncio.subprocess.Process:
-    cfg = {"api_base": fake.api_base, "gateway_url": fake.gateway_url,
-           "cdn_base": fake.cdn_base, "token": fake.token, "guild": guild_id, "shard": shard,
-           "count": 2, "url": PG_URL, "schema": schema, "data": str(data), "kill_at": kill_at}
+    assert PG_URL is not None
+    cfg: ChildConfig = {
+        "api_base": fake.api_base, "gateway_url": fake.gateway_url, "cdn_base": fake.cdn_base,
+        "token": fake.token, "guild": guild_id, "shard": shard, "count": 2, "url": PG_URL,
+        "schema": schema, "data": str(data), "kill_at": kill_at}
     proc = await asyncio.create_subprocess_exec(
         sys.executable, str(CHILD), json.dumps(cfg), cwd=str(ROOT),
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)

@@ -13,7 +13,7 @@ import pytest
 from bot.service import GameExists, GameService, GameSettings
 from bot.settings import Settings
 from bot.storage import make_storage
-from bot.storage.api import safe_url
+from bot.storage.api import MoveRow, safe_url
 from bot.storage.postgres import MIGRATIONS, SCHEMA_VERSION, PgStorage
 from bot.storage.sqlite import SqliteStorage
 from engine import Age, EndTurn, EngineError, Travel
@@ -163,7 +163,7 @@ async def test_a_timer_and_a_move_on_one_game_from_two_processes_do_not_deadlock
             assert state.step == len(await _moves(a, info.game_id))
 
 
-async def _moves(storage: PgStorage, game_id: int) -> list[object]:
+async def _moves(storage: PgStorage, game_id: int) -> list[MoveRow]:
     async with storage.read() as q:
         return list(await q.moves(game_id))
 

@@ -13,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from bot.discord.app import KhronosBot, create_bot
-from bot.service import GameService
+from bot.service import GameService, Outcome
 from bot.settings import Settings
 from bot.storage.postgres import PgStorage
 from engine import Age, BuildingType, Construct
@@ -42,9 +42,11 @@ class CountingService(GameService):
 
     choices = 0
 
-    async def choose_in_game(self, *args: object, **kwargs: object) -> object:  # type: ignore[override]
+    async def choose_in_game(self, game_id: int, user_id: int, option: int, *,
+                             expect_version: int | None = None) -> Outcome:
         self.choices += 1
-        return await super().choose_in_game(*args, **kwargs)  # type: ignore[arg-type]
+        return await super().choose_in_game(game_id, user_id, option,
+                                            expect_version=expect_version)
 
 
 async def junction(storage: PgStorage, game_id: int, red_id: int) -> None:

@@ -9,7 +9,6 @@ import io
 import socket
 import uuid
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
@@ -62,14 +61,14 @@ async def test_a_database_that_does_not_exist_is_a_setting_to_fix(tmp_path: Path
 def test_python_m_bot_gives_the_bot_its_shards_and_says_why_the_database_stops_it(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    made: dict[str, Any] = {}
+    made: dict[str, object] = {}
     refusal = StorageUnavailable("Cannot reach the PostgreSQL database at somewhere.", 1)
 
     class Bot:
-        def run(self, token: str, **kwargs: Any) -> None:
+        def run(self, token: str, **kwargs: object) -> None:
             raise refusal
 
-    def fake_create_bot(settings: Settings, **options: Any) -> Bot:
+    def fake_create_bot(settings: Settings, **options: object) -> Bot:
         made.update(options)
         return Bot()
 

@@ -23,17 +23,26 @@ import asyncio
 import os
 import random
 import signal
-from typing import Any
+import weakref
+
+from asyncpg.transaction import Transaction
 
 from bot.service import GameService
 from bot.storage.postgres import PgStorage, PgTx
+from bot.storage.sql import SqlTx
 from engine import EngineError
 from engine.random_player import random_action
 
+_appended: weakref.WeakSet[SqlTx] = weakref.WeakSet()  # the transactions that stored a move
 
-async def _append_and_mark(self: PgTx, **fields: Any) -> None:
-    await _append_move(self, **fields)
-    self.appended = True  # type: ignore[attr-defined]
+
+async def _append_and_mark(self: SqlTx, *, game_id: int, seq: int, version: int, seat: int,
+                           user_id: int | None, kind: str, action: str, events: str, step: int,
+                           now: float) -> None:
+    await _append_move(self, game_id=game_id, seq=seq, version=version, seat=seat,
+                       user_id=user_id, kind=kind, action=action, events=events, step=step,
+                       now=now)
+    _appended.add(self)
 
 
 _append_move = PgTx.append_move
@@ -46,10 +55,10 @@ class KillingStorage(PgStorage):
     go: str | None = None
     commits = 0
 
-    async def _commit(self, tr: Any, tx: PgTx) -> None:
+    async def _commit(self, tr: Transaction, tx: PgTx) -> None:
         # count the commits that store a move (not the other writes of a bot, such as
         # marking messages delivered)
-        moved = bool(getattr(tx, "appended", False))
+        moved = tx in _appended
         self.commits += moved
         if moved and self.commits == self.kill_at:
             if self.go is not None:
