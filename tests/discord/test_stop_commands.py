@@ -1,0 +1,111 @@
+"""SIGTERM in the middle of what a person asked, through the real entry point (``python -m
+bot`` against the fake Discord, as ``test_stop_timers.py``): a /hint whose plans are being
+computed in the worker process (held there by the test site), the turn's table message being
+edited (its edit held by the fake), and an admin's /kick whose move is held in its
+transaction (by the test site, or on PostgreSQL in its COMMIT by a lock the test holds).
+
+Each time: the process exits 0 within Docker's 10 s, its log has no traceback, no ERROR line
+and no leaked resource, none of its worker processes is left, and after a restart the state
+is right (no hint counted for an answer never given; one table message per turn, showing the
+latest state; the kick made once). Every wait is a poll with a deadline."""
+
+from __future__ import annotations
+
+import signal
+
+from bot import i18n
+from tests.discord.conftest import Scene
+from tests.discord.entry import descendants
+from tests.discord.test_stop_and_restart import STOP_BOUND, wait_until
+from tests.discord.test_stop_timers import (
+    COMPUTER,
+    Site,
+    clean,
+    eventually,
+    sqlite_site,  # noqa: F401 (a fixture)
+    stopped_cleanly,
+    turn_of,
+)
+from tests.fakediscord.models import FakeUser
+
+RESTARTING = i18n.text("hint.restarting", "en")
+HEADER = i18n.text("hint.header", "en")
+
+
+# --- a /hint being computed -----------------------------------------------------------------
+
+
+async def alice_to_act(scene: Scene, site: Site) -> FakeUser:
+    """alice against an easy computer (hints are on: a computer is seated), once it is her
+    turn and everything is delivered."""
+    alice = scene.fake.add_user("alice")
+    await scene.slash(alice, "create")
+    await scene.slash(alice, "addbot", level="easy")
+    await scene.slash(alice, "start")
+    await eventually(lambda: turn_of(site, alice), "the computer did not play")
+    await site.all_sent()
+    return alice
+
+
+async def hints_counted(site: Site, user: FakeUser) -> int:
+    (count,), = await site.rows(f"SELECT hints FROM seats WHERE user_id = {user.id}")
+    return int(count)
+
+
+async def test_sigterm_while_a_hint_is_computed_it_says_to_ask_again_no_worker_left(
+        scene: Scene, sqlite_site: Site) -> None:  # noqa: F811
+    """The plans are being computed in the worker process when the signal comes: the stop
+    ends the worker, and the player's deferred answer becomes a private "the bot is
+    restarting, ask again in a minute" within the grace (it was an apology, with an ERROR
+    and a traceback in the log). Nothing is counted; after the restart he asks again and
+    gets his plans."""
+    fake, site = scene.fake, sqlite_site
+    bot = await site.start(hold="hint", **COMPUTER)
+    try:
+        alice = await alice_to_act(scene, site)
+        ia = await fake.slash(alice, scene.ch, "hint", options={})
+        await ia.wait_ack()
+        await site.reached("hint")
+        assert descendants(bot.pid), "the hint is computed in a worker process"
+        await stopped_cleanly(bot)
+    finally:
+        site.release()
+        await bot.kill()
+    [answer] = ia.messages
+    assert answer.ephemeral and answer.content == RESTARTING, answer.content
+    assert await hints_counted(site, alice) == 0, "no hint was given"
+    bot = await site.start(**COMPUTER)
+    try:
+        again = await fake.slash(alice, scene.ch, "hint", options={})
+        plans = await again.wait_message(timeout=30)
+        assert plans.content.startswith(HEADER), plans.content
+    finally:
+        await stopped_cleanly(bot)
+    assert await hints_counted(site, alice) == 1
+
+
+async def test_sigterm_while_a_hint_is_computed_in_a_thread_it_is_answered(
+        scene: Scene, sqlite_site: Site) -> None:  # noqa: F811
+    """With ``KHRONOS_AI_WORKERS=0`` the plans are computed in a thread of the bot's process,
+    which nothing can stop: the stop waits for the command, as for any other, and a search
+    that ends within the grace (here: released once the stop began) is answered and
+    counted."""
+    fake, site = scene.fake, sqlite_site
+    bot = await site.start(hold="hint", **{**COMPUTER, "KHRONOS_AI_WORKERS": "0"})
+    try:
+        alice = await alice_to_act(scene, site)
+        ia = await fake.slash(alice, scene.ch, "hint", options={})
+        await ia.wait_ack()
+        await site.reached("hint")
+        bot.signal(signal.SIGTERM)
+        await wait_until(lambda: "stopping" in bot.log(), what="the stop")
+        site.release()
+        status = await bot.wait(STOP_BOUND)
+    finally:
+        site.release()
+        await bot.kill()
+    assert status == 0, bot.log()[-3000:]
+    clean(bot.log())
+    [answer] = ia.messages
+    assert answer.ephemeral and answer.content.startswith(HEADER), answer.content
+    assert await hints_counted(site, alice) == 1
