@@ -13,20 +13,24 @@ from __future__ import annotations
 
 import signal
 
+import pytest
+
 from bot import i18n
 from tests.discord.conftest import Scene
 from tests.discord.entry import descendants
-from tests.discord.test_stop_and_restart import STOP_BOUND, wait_until
+from tests.discord.test_stop_and_restart import STOP_BOUND, game_under_way, wait_until
 from tests.discord.test_stop_timers import (
     COMPUTER,
     Site,
     clean,
+    each_row_once,
     eventually,
     sqlite_site,  # noqa: F401 (a fixture)
     stopped_cleanly,
     turn_of,
 )
-from tests.fakediscord.models import FakeUser
+from tests.fakediscord.fake import FakeDiscord
+from tests.fakediscord.models import FakeChannel, FakeMessage, FakeUser
 
 RESTARTING = i18n.text("hint.restarting", "en")
 HEADER = i18n.text("hint.header", "en")
@@ -109,3 +113,75 @@ async def test_sigterm_while_a_hint_is_computed_in_a_thread_it_is_answered(
     [answer] = ia.messages
     assert answer.ephemeral and answer.content.startswith(HEADER), answer.content
     assert await hints_counted(site, alice) == 1
+
+
+# --- the turn's table message being edited --------------------------------------------------
+
+
+def turn_tables(fake: FakeDiscord, channel: FakeChannel) -> dict[str, list[FakeMessage]]:
+    """The channel's table messages by turn (their Status button's id)."""
+    out: dict[str, list[FakeMessage]] = {}
+    for msg in fake.channel_messages(channel):
+        for cid in msg.custom_ids():
+            if cid.startswith("kh:tb:status:"):
+                out.setdefault(cid, []).append(msg)
+    return out
+
+
+async def end_turn(scene: Scene, site: Site, users: list[FakeUser]) -> None:
+    """Whoever must act ends his turn; returns once his move is committed."""
+    turn = await site.turn_user()
+    before = await site.rows("SELECT count(*) FROM outbox")
+    await scene.fake.slash(next(u for u in users if u.id == turn), scene.ch, "end")
+
+    async def committed() -> bool:
+        return await site.rows("SELECT count(*) FROM outbox") != before
+    await eventually(committed, "the move was not committed")
+
+
+@pytest.mark.parametrize("release", ["within the grace", "after the exit"])
+async def test_sigterm_while_the_table_is_edited_one_message_per_turn_showing_the_latest(
+        scene: Scene, sqlite_site: Site, release: str) -> None:  # noqa: F811
+    """The first player ended his turn: the edit of his turn's table message (now "over")
+    is held by Discord, the next turn's message waits behind it, and the second player's
+    turn ended too (his rows wait behind theirs). Released within the grace, the edit is
+    marked sent and the rest goes out before the exit; held past it, the edit is abandoned
+    and its row left for the next start, which edits the message again. Either way each
+    turn has one table message, and each says what its turn is now."""
+    fake, site = scene.fake, sqlite_site
+    bot = await site.start()
+    try:
+        users = await game_under_way(scene, bot)
+        await site.all_sent()
+        fake.held_edits.add(scene.ch.id)
+        for _ in range(2):  # two turns end; the first turn's edit is held
+            await end_turn(scene, site, users)
+        await wait_until(lambda: fake.edits_in_flight > 0, what="the table's edit held")
+        bot.signal(signal.SIGTERM)
+        await wait_until(lambda: "stopping" in bot.log(), what="the stop")
+        if release == "within the grace":
+            fake.held_edits.clear()
+        status = await bot.wait(STOP_BOUND)
+    finally:
+        fake.held_edits.clear()
+        await bot.kill()
+    assert status == 0, bot.log()[-3000:]
+    clean(bot.log())
+    left = await site.unsent()
+    assert (left == []) == (release == "within the grace"), left
+    assert ("left for the next start" in bot.log()) == bool(left)
+    await wait_until(lambda: fake.edits_in_flight == 0, what="the held edit done")
+    bot = await site.start()
+    try:
+        await site.all_sent()
+    finally:
+        await stopped_cleanly(bot)
+    each_row_once(fake, users, scene.ch)
+    tables = turn_tables(fake, scene.ch)
+    assert len(tables) == 3 and all(len(m) == 1 for m in tables.values()), tables
+    first, *ended, current = (msgs[0] for msgs in tables.values())
+    assert all("turn (over)" in m.text() for m in (first, *ended)), tables
+    assert "turn (over)" not in current.text()
+    # the held edit once; abandoned, it was made again by the restart (Discord completed
+    # the abandoned one after the exit: the same words)
+    assert len(first.history) == (1 if release == "within the grace" else 2)
