@@ -12,6 +12,10 @@ latest state; the kick made once). Every wait is a poll with a deadline."""
 from __future__ import annotations
 
 import signal
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -24,16 +28,28 @@ from tests.discord.test_stop_timers import (
     Site,
     clean,
     each_row_once,
+    each_step_once,
     eventually,
+    site_on,
     sqlite_site,  # noqa: F401 (a fixture)
     stopped_cleanly,
     turn_of,
 )
 from tests.fakediscord.fake import FakeDiscord
 from tests.fakediscord.models import FakeChannel, FakeMessage, FakeUser
+from tests.storage.postgres.backend import BACKENDS, commits_held
 
 RESTARTING = i18n.text("hint.restarting", "en")
 HEADER = i18n.text("hint.header", "en")
+
+
+@dataclass
+class Held:
+    """A point held by the test: ``waiting()`` returns once it is reached, ``release()``
+    lets it go on."""
+
+    waiting: Callable[[], Awaitable[None]]
+    release: Callable[[], Awaitable[None]]
 
 
 # --- a /hint being computed -----------------------------------------------------------------
@@ -185,3 +201,87 @@ async def test_sigterm_while_the_table_is_edited_one_message_per_turn_showing_th
     # the held edit once; abandoned, it was made again by the restart (Discord completed
     # the abandoned one after the exit: the same words)
     assert len(first.history) == (1 if release == "within the grace" else 2)
+
+
+# --- an admin's move held in its transaction ------------------------------------------------
+
+
+@asynccontextmanager
+async def kick_held(site: Site, backend: str) -> AsyncIterator[Held]:
+    """The kick's move held in its transaction: by the test site before its COMMIT (SQLite),
+    or in its COMMIT by a lock the test holds (PostgreSQL). Yields the wait until it is held
+    and the release."""
+    async with AsyncExitStack() as stack:
+        if backend == "sqlite":
+            stack.callback(site.release)
+            yield Held(lambda: site.reached("play"), stack.aclose)
+        else:
+            schema = site.env["KHRONOS_DATABASE_URL"].rsplit("search_path=", 1)[1]
+            waiting = await stack.enter_async_context(commits_held(schema, "moves"))
+            yield Held(waiting, stack.aclose)
+
+
+async def kicked(site: Site, user: FakeUser) -> tuple[int, int]:
+    """Whether ``user``'s seat is removed, and how many notes say that he was removed."""
+    (removed,), = await site.rows(f"SELECT removed FROM seats WHERE user_id = {user.id}")
+    note = i18n.text("kick.note", "en", name=user.name)
+    (notes,), = await site.rows(f"SELECT count(*) FROM notes WHERE text = '{note}'")
+    return int(removed), int(notes)
+
+
+@pytest.mark.parametrize("release", ["within the grace", "after the grace"])
+@pytest.mark.parametrize("backend", BACKENDS)
+async def test_sigterm_while_an_admins_kick_is_held_in_its_transaction_it_is_made_once(
+        scene: Scene, tmp_path: Path, backend: str, release: str) -> None:
+    """/game kick of the player whose turn it is ends his turn in the admin's transaction,
+    held when the signal comes. Released within the grace, the kick commits, is delivered
+    and answered before the exit 0; held past it, the stop cancels the command when the
+    grace ends: its transaction rolls back (nothing happened, the admin's answer is cut
+    with the connection, the log says that a command was cut, and he kicks again after the
+    restart). Either way the kick is made
+    once: one note, his turn ended once by the bot, each row posted once."""
+    fake = scene.fake
+    async with site_on(backend, scene, tmp_path) as site:
+        bot = await site.start(hold="play" if backend == "sqlite" else "")
+        try:
+            alice, bob = await game_under_way(scene, bot)
+            if await site.turn_user() == alice.id:
+                await scene.slash(alice, "end")
+            await site.all_sent()
+            before = await site.moves()
+            async with kick_held(site, backend) as held:
+                ia = await fake.slash(alice, scene.ch, "game kick", options={"player": bob})
+                await held.waiting()
+                bot.signal(signal.SIGTERM)
+                await wait_until(lambda: "stopping" in bot.log(), what="the stop")
+                if release == "within the grace":
+                    await held.release()
+                status = await bot.wait(STOP_BOUND)
+        finally:
+            site.release()
+            await bot.kill()
+        assert status == 0, bot.log()[-3000:]
+        clean(bot.log())
+        if release == "within the grace":
+            assert await kicked(site, bob) == (1, 1)
+            assert ia.messages and ia.messages[-1].ephemeral, "the admin got his answer"
+            assert await site.unsent() == []
+        else:
+            assert await kicked(site, bob) == (0, 0) and await site.moves() == before
+            assert not ia.messages, "his answer was cut"
+        cut = "stopping: 1 command still running at the end of the grace cut"
+        assert (cut in bot.log()) == (release == "after the grace"), "said once it is lost"
+        bot = await site.start()
+        try:
+            if release == "after the grace":
+                await scene.slash(alice, "game kick", player=bob)
+            await site.all_sent()
+        finally:
+            await stopped_cleanly(bot)
+        assert await kicked(site, bob) == (1, 1)
+        after = (await site.moves())[len(before):]
+        seat = dict(await site.rows("SELECT user_id, seat FROM seats"))[bob.id]
+        assert after and all(m[1] == seat and m[2] is None for m in after), after
+        each_step_once(await site.moves())
+        assert await site.turn_user() == alice.id
+        each_row_once(fake, [alice, bob], scene.ch)
