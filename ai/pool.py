@@ -7,7 +7,9 @@ submitted again to the new worker. ``ai.worker.think`` sends the view as JSON an
 seed from the game and its step, so thinking again gives the same move: nothing is lost. After
 ``retries`` replacements for one decision the error reaches the service, which plays the
 default rather than stall the game. ``close()`` stops the workers (waiting for a decision in
-progress at most ``grace`` seconds, then terminating), so no process outlives the bot; and a
+progress at most ``grace`` seconds, then terminating), so no process outlives the bot; what
+was in progress or waiting then fails with ``PoolClosed`` (not as a dead worker: nothing is
+wrong, the bot stops, and a /hint tells its player to ask again after the restart); and a
 bot that dies without closing (SIGKILL, a crash) takes them along: each worker watches its
 parent (``watch_parent``) and exits as soon as it is gone.
 """
@@ -33,6 +35,11 @@ P = ParamSpec("P")
 T = TypeVar("T")
 
 RETRIES = 2  # replacements of a dead worker for one decision before the service is told
+
+
+class PoolClosed(RuntimeError):
+    """The pool is closed (the bot stops): the decision or the hints asked were not computed,
+    or were dropped in progress when ``close`` ended their worker."""
 
 
 def watch_parent() -> None:
@@ -95,7 +102,7 @@ class ThinkPool(Executor):
                  kwargs: dict[str, Any], retries: int) -> None:
         with self._lock:
             if self._closed:
-                raise RuntimeError("the computers' worker pool is shut down")
+                raise PoolClosed("the computers' worker pool is shut down")
             pool = self._pool
             try:
                 inner = pool.submit(fn, *args, **kwargs)
@@ -108,7 +115,14 @@ class ThinkPool(Executor):
             if outer.done():  # cancelled by the caller meanwhile
                 return
             exc = None if f.cancelled() else f.exception()
-            if isinstance(exc, BrokenProcessPool) and retries > 0 and not self._closed:
+            if self._closed and (f.cancelled() or isinstance(exc, BrokenProcessPool)):
+                # close() dropped it before it started, or ended its worker: the stop, not
+                # a crash (a cancellation here would cancel the task that awaits it)
+                with contextlib.suppress(InvalidStateError):
+                    outer.set_exception(PoolClosed("dropped: the computers' worker pool "
+                                                   "was shut down"))
+                return
+            if isinstance(exc, BrokenProcessPool) and retries > 0:
                 # not in this thread: it may be the dead pool's own management thread
                 threading.Thread(target=self._retry, args=(outer, pool, fn, args, kwargs,
                                                            retries - 1), daemon=True).start()
@@ -161,12 +175,12 @@ class ThinkPool(Executor):
             proc.join(max(end - time.monotonic(), 0.0))
         for proc in procs:
             if proc.is_alive():  # a decision in progress: the next start makes it again
-                log.info("stopping: a computer's decision in progress is dropped; its worker "
-                         "process is ended")
+                log.info("stopping: a computer's decision or a hint in progress is dropped; "
+                         "its worker process is ended")
                 proc.terminate()
                 proc.join(2.0)
         with contextlib.suppress(Exception):
             pool.shutdown(wait=True)
 
 
-__all__ = ["ThinkPool", "watch_parent"]
+__all__ = ["PoolClosed", "ThinkPool", "watch_parent"]

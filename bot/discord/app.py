@@ -226,12 +226,19 @@ class KhronosBot(commands.AutoShardedBot):
         end, before the database closes: left running, they met its closed connections (an
         error logged in the middle of the stop; a row being read taken for an unreadable
         one). Nothing of theirs could go out any more (the connection to Discord is closed);
-        what they committed stays in the outbox for the next start."""
+        what they committed stays in the outbox for the next start. A command cut so may have
+        been cut in its transaction (nothing of it happened) and its author gets no answer
+        (the connection is closed): said once, as a warning, since nobody else will say it."""
+        commands = sum(1 for task in self._commands if not task.done())
         left = [task for task in self._commands | self._deliveries if not task.done()]
         for task in left:
             task.cancel()
         if left:
             await asyncio.wait(left, timeout=STOP_CLOSE)
+        if commands:
+            log.warning("stopping: %d command%s still running at the end of the grace cut "
+                        "(what was not committed did not happen; no answer went out)",
+                        commands, "" if commands == 1 else "s")
 
     async def _say_what_is_left(self) -> None:
         """Log once how many outbox rows the stop leaves for the next start (which sends them

@@ -6,7 +6,9 @@ computer's ``think``), never on the event loop and outside any transaction; its 
 from the game, its step and the seat, so asking twice gives the same answer. A game's keepers
 turn hints on or off (``GameSettings.hints``; by default on exactly when a computer is
 seated); each answer is counted on the asker's seat row (``SeatRow.hints``), shown in the end
-post and summed into his statistics when the game is rated (``fairplay.py``).
+post and summed into his statistics when the game is rated (``fairplay.py``). A stop of the
+bot while the plans are computed (its worker pool closed) is a refusal that counts nothing: the
+player is told to ask again in a minute.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 import engine
 from ai import COACH_LEVEL, CoachRefusal, Hint, advise, check_hint
 from ai import say as coach_say
+from ai.pool import PoolClosed
 
 from .. import i18n
 from ..limits import MESSAGE_LIMIT, fit
@@ -60,6 +63,8 @@ class HintsMixin(ReadingMixin):
                                  hint_seed(game.seed, state.step, seat), self.ai_executor)
         except CoachRefusal as exc:
             raise HintRefused(coach_say(exc.sentence, lang)) from None
+        except PoolClosed:  # the bot stops: its workers were closed before the plans came
+            raise HintRefused(tell("hint.restarting")) from None
         async with self.storage.write() as tx:
             row = next((s for s in await tx.seats(game.id) if s.seat == seat), None)
             if row is not None and row.user_id == user_id:

@@ -519,21 +519,25 @@ async def test_a_kicked_player_is_replaced_by_a_computer_then_taken_back_by_a_pe
 
 def test_closing_the_pool_stops_a_busy_worker_and_refuses_new_decisions(
         caplog: pytest.LogCaptureFixture) -> None:
-    """A worker still busy when the bot closes (a decision nobody waits for any more) is
-    terminated after the grace period, so the bot's exit is never held up by a search; the
-    closed pool refuses further work. Expected on a stop, so said without a warning (an
-    operator reads every warning of a deploy)."""
+    """A worker still busy when the bot closes (a decision nobody waits for any more, or a
+    hint its player waits for) is terminated after the grace period, so the bot's exit is
+    never held up by a search; the closed pool refuses further work. Expected on a stop, so
+    said without a warning (an operator reads every warning of a deploy). What was in
+    progress or waiting fails with ``PoolClosed``, whose waiter can tell the stop from a
+    crash: a dead worker's ``BrokenProcessPool`` is a crash, and a cancellation would cancel
+    the task that awaits it (a /hint's answer never sent)."""
     import threading
     import time
-    from concurrent.futures.process import BrokenProcessPool
 
-    from ai.pool import ThinkPool
+    from ai.pool import PoolClosed, ThinkPool
 
     pool = ThinkPool(1)
     busy = pool.submit(time.sleep, 600)
     while not pool.pids():
         time.sleep(0.02)
     [pid] = pool.pids()
+    # behind it: one in the worker's queue (running, for the executor), one not started
+    waiting = [pool.submit(time.sleep, 600) for _ in range(2)]
     closer = threading.Thread(target=pool.close, kwargs={"grace": 0.2})
     with caplog.at_level(logging.INFO, logger="khronos"):
         closer.start()
@@ -541,9 +545,10 @@ def test_closing_the_pool_stops_a_busy_worker_and_refuses_new_decisions(
     assert not closer.is_alive(), "close() waited for the search instead of stopping it"
     assert gone(pid)
     said = [(r.levelno, r.getMessage()) for r in caplog.records]
-    assert (logging.INFO, "stopping: a computer's decision in progress is dropped; its worker "
-            "process is ended") in said
+    assert (logging.INFO, "stopping: a computer's decision or a hint in progress is dropped; "
+            "its worker process is ended") in said
     assert not [m for level, m in said if level >= logging.WARNING]
-    assert isinstance(busy.exception(timeout=10), BrokenProcessPool)
-    with pytest.raises(RuntimeError, match="shut down"):
+    for future in (busy, *waiting):
+        assert isinstance(future.exception(timeout=10), PoolClosed)
+    with pytest.raises(PoolClosed, match="shut down"):
         pool.submit(time.sleep, 0)

@@ -85,7 +85,7 @@ class Site:
             KHRONOS_CLOCK_SHIFT_FILE=str(self.shift_file), **self.env, **env)
 
     def release(self) -> None:
-        for name in ("play", "think"):
+        for name in ("play", "think", "hint"):
             (self.holds / name).unlink(missing_ok=True)
 
     async def reached(self, name: str) -> None:

@@ -103,6 +103,10 @@ class FakeDiscord(RestMixin, GatewayMixin):
         self.posts_in_flight = 0
         # channels (or DM channels) whose message posts wait while they are in this set
         self.held_channels: set[int] = set()
+        # channels (or DM channels) whose message edits wait while they are in this set, and
+        # how many edits are waiting now
+        self.held_edits: set[int] = set()
+        self.edits_in_flight = 0
         self.messages_posted = 0  # message posts accepted (a nonce replay is not counted)
         self.messages_edited = 0  # channel and DM message edits accepted
         self.followup_window = followup_window  # seconds the interaction token stays valid

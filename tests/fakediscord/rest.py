@@ -651,6 +651,14 @@ class RestMixin:
         if msg.author.id != self.bot_user.id:
             raise DiscordAPIError(403, 50005, "Cannot edit a message authored by another user")
         body, files = await self._read_body(request)
+        if channel.id in self.held_edits:
+            self.edits_in_flight += 1
+            try:
+                while channel.id in self.held_edits:
+                    await asyncio.sleep(0.02)
+            finally:
+                self.edits_in_flight -= 1
+            msg = self._message(channel, message_id)  # deleted meanwhile: 404
         if channel.is_dm:
             assert channel.recipient is not None
             if not channel.recipient.dms_open:

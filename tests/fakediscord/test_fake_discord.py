@@ -443,6 +443,27 @@ async def test_channel_send_with_attachment_and_message_events(world: dict[str, 
     assert isinstance(pong, FakeMessage)
 
 
+async def test_an_edit_in_a_held_channel_waits_until_released(world: dict[str, Any]) -> None:
+    fake, channel = world["fake"], world["channel"]
+    bot = make_bot(Recorder())
+    async with fake.running(bot):
+        dch = bot.get_channel(channel.id)
+        assert isinstance(dch, discord.TextChannel)
+        sent = await dch.send("before")
+        fake.held_edits.add(channel.id)
+        editing = asyncio.ensure_future(sent.edit(content="after"))
+        for _ in range(250):
+            if fake.edits_in_flight:
+                break
+            await asyncio.sleep(0.02)
+        assert fake.edits_in_flight == 1 and not editing.done()
+        assert fake.get_message(sent.id).content == "before"
+        await dch.send("a post is not held")
+        fake.held_edits.clear()
+        assert (await asyncio.wait_for(editing, 5)).content == "after"
+    assert fake.edits_in_flight == 0 and fake.get_message(sent.id).content == "after"
+
+
 async def test_gateway_reconnect_resumes(world: dict[str, Any]) -> None:
     fake, channel, alice = world["fake"], world["channel"], world["alice"]
     bot = make_bot(Recorder())

@@ -39,11 +39,14 @@ if _SHIFT:
     core.ServiceCore.__init__.__kwdefaults__["clock"] = _shifted
 
 # tests of a stop in the middle of a timer's work: ``KHRONOS_HOLD_DIR`` names a folder. While
-# a file ``play`` is in it, a move that a timer makes (a deadline's default, a computer's
-# action; not a person's command) is held inside its transaction, computed but not committed
-# (``MovesMixin._play``); while a file ``think`` is in it, a computer's decision is held in
-# the worker that computes it (``ai.worker.decide_json``). A held point first writes
-# ``<name>.reached`` in the folder; a hold ends after ``_HOLD_LIMIT`` seconds whatever happens.
+# a file ``play`` is in it, a move made without its player's action (a deadline's default, a
+# computer's action, a kicked seat's turn ended by the admin's /kick or /resume; not a
+# player's own move) is held inside its transaction, computed but not committed
+# (``MovesMixin._play`` called without ``first``); while a file ``think`` is in it, a
+# computer's decision is held in the worker that computes it (``ai.worker.decide_json``), and
+# while a file ``hint`` is in it, a /hint's search (``ai.worker.hints_json``). A held point
+# first writes ``<name>.reached`` in the folder; a hold ends after ``_HOLD_LIMIT`` seconds
+# whatever happens.
 _HOLD = os.environ.get("KHRONOS_HOLD_DIR")
 _HOLD_LIMIT = 60.0
 if _HOLD:
@@ -63,16 +66,26 @@ if _HOLD:
         Path(_HOLD, f"{name}.reached").write_text(str(os.getpid()))
         return True
 
+    def _wait(name: str) -> None:
+        """Block this thread while the point ``name`` holds."""
+        if _held(name):
+            end = time.monotonic() + _HOLD_LIMIT
+            while Path(_HOLD, name).exists() and time.monotonic() < end:
+                time.sleep(0.02)
+
     _decide = ai.worker.decide_json
+    _hints = ai.worker.hints_json
 
     def held_decide_json(*args: Any) -> Any:
-        if _held("think"):
-            end = time.monotonic() + _HOLD_LIMIT
-            while Path(_HOLD, "think").exists() and time.monotonic() < end:
-                time.sleep(0.02)
+        _wait("think")
         return _decide(*args)
 
+    def held_hints_json(*args: Any) -> Any:
+        _wait("hint")
+        return _hints(*args)
+
     ai.worker.decide_json = held_decide_json
+    ai.worker.hints_json = held_hints_json
 
     _play = moves.MovesMixin._play
 
