@@ -5,10 +5,14 @@ from __future__ import annotations
 import itertools
 import json
 import random
+from collections.abc import Callable
+from concurrent.futures import Executor, Future
+from typing import Any, TypeVar
 
 import pytest
 
 import engine
+from ai.pool import PoolClosed
 from bot.service import (
     MARK,
     GameService,
@@ -26,6 +30,7 @@ from tests.service.conftest import Clock
 from tests.storage.postgres.backend import AnyStorage
 
 CH = 700
+T = TypeVar("T")
 ANN, BOB = 7001, 7002
 
 
@@ -197,6 +202,33 @@ async def test_a_restart_during_a_computers_turn_loses_nothing(storage: AnyStora
     assert out is not None and out.public[0].text.startswith(MARK)
     assert (await again.info(CH)).version == version + 1
     assert await again.fire_timer(timer_id) is None  # exactly once
+
+
+async def test_a_computer_cut_by_the_stop_plays_nothing_and_its_timer_stays_due(
+        storage: AnyStorage, clock: Clock) -> None:
+    """The worker pool closed under a computer's thought (the bot stops) is no failure of the
+    search: no default move is played in its place, the timer waits for the next start."""
+
+    class Closed(Executor):
+        def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
+            raise PoolClosed("the computers' worker pool is shut down")
+
+    service = GameService(storage, clock=clock, seeds=lambda: 4242, computer_delay=0.0,
+                          computer_budget=0.0, ai_executor=Closed())
+    await service.create_game(CH, ANN, "Ann", guild_id=1, bots=1, bot_level="easy")
+    await service.start(CH, ANN)
+    info, state = await service.snapshot(CH)
+    if info.user_of(state.turn) == ANN:
+        await service.act(CH, ANN, EndTurn())
+    version = (await service.info(CH)).version
+    [timer_id] = await service.due_timers()
+    with pytest.raises(PoolClosed):
+        await service.fire_timer(timer_id)
+    assert (await service.info(CH)).version == version
+    assert await service.due_timers() == [timer_id]
+    again = computers(storage, clock)  # the next start
+    out = await again.fire_timer(timer_id)
+    assert out is not None and (await again.info(CH)).version == version + 1
 
 
 async def test_a_computer_whose_game_moved_while_it_thought_thinks_again(
