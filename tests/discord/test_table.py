@@ -249,6 +249,27 @@ async def test_a_deleted_table_message_is_posted_anew_without_a_ping(scene: Scen
         assert tables(fake, ch) == [again] and len(fake.get_message(again.id).history) == 1
 
 
+async def test_a_turn_over_before_its_message_went_out_is_posted_without_a_ping(
+        scene: Scene) -> None:
+    """A turn that opened and closed before the bot could post its message (its rows waited
+    together): the one message says the turn is over and pings nobody; the turn that is open
+    now pings its player."""
+    fake, ch = scene.fake, scene.ch
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    async with fake.running(scene.bot()) as bot:
+        table, info, first, second = await started(scene, bot, alice, bob)
+        seen = len(fake.channel_messages(ch))
+        for user in (first, second):  # committed together, then sent
+            await bot.service.act(ch.id, user.id, engine.EndTurn())
+        await bot.deliverer.flush(info.game_id)
+        await settled(bot)
+        fresh = [m for m in tables(fake, ch) if m in fake.channel_messages(ch)[seen:]]
+        assert len(fresh) == 2, "one message for the turn that went by, one for the new turn"
+        gone, now = fresh
+        assert f"{second.name}'s turn (over)" in gone.text() and gone.pinged == []
+        assert now.pinged == [first.id]
+
+
 async def test_several_moves_within_a_second_are_one_edit_of_the_latest(scene: Scene) -> None:
     fake, ch = scene.fake, scene.ch
     alice, bob = fake.add_user("alice"), fake.add_user("bob")
