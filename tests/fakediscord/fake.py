@@ -20,12 +20,14 @@ import asyncio
 import contextlib
 import secrets
 import socket
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any, TypeVar
 
 import discord
 import yarl
 from aiohttp import web
+from discord.state import AutoShardedConnectionState
+from discord.ui.view import BaseView
 
 from .gateway import MessageEvents
 from .models import (
@@ -39,12 +41,14 @@ from .models import (
     FakeMessage,
     FakeRole,
     FakeUser,
+    OptionValue,
     Perm,
     snowflake,
 )
 from .rest import RestMixin
 
 ATTACHMENT_SIZE_LIMIT = 10 * 1024 * 1024
+ClientT = TypeVar("ClientT", bound=discord.Client)
 _DEFAULT_IDENTIFY_HOOK = discord.Client.before_identify_hook
 
 
@@ -131,7 +135,11 @@ class CommandOptions(MessageEvents):
                 )
 
     def _resolve_user(
-        self, value: Any, guild: FakeGuild | None, channel: FakeChannel, resolved: dict[str, Any]
+        self,
+        value: OptionValue,
+        guild: FakeGuild | None,
+        channel: FakeChannel,
+        resolved: dict[str, Any],
     ) -> str:
         user = value.user if isinstance(value, FakeMember) else value
         if isinstance(user, int):
@@ -149,11 +157,11 @@ class CommandOptions(MessageEvents):
     def _resolve_value(
         self,
         spec: dict[str, Any],
-        value: Any,
+        value: OptionValue,
         user: FakeUser,
         channel: FakeChannel,
         resolved: dict[str, Any],
-    ) -> Any:
+    ) -> str | int | float | bool:
         otype = int(spec["type"])
         guild = channel.guild
         member = guild.member(user) if guild else None
@@ -179,7 +187,7 @@ class CommandOptions(MessageEvents):
         if otype == 11:
             if isinstance(value, FakeAttachment):
                 att = value
-            else:
+            elif isinstance(value, tuple):
                 filename, data, *rest = value
                 att = FakeAttachment(
                     id=snowflake(),
@@ -187,6 +195,9 @@ class CommandOptions(MessageEvents):
                     data=data,
                     description=rest[0] if rest else None,
                 )
+            else:
+                raise TypeError(f"option {spec['name']!r} expects a FakeAttachment or "
+                                f"(file name, bytes[, description]), got {value!r}")
             att.url = f"{self.base_url}/attachments/{channel.id}/{att.id}/{att.filename}"
             self.uploads[att.id] = att
             resolved.setdefault("attachments", {})[str(att.id)] = att.payload()
@@ -194,16 +205,19 @@ class CommandOptions(MessageEvents):
         if otype == 3:
             return str(value)
         if otype == 4:
-            if isinstance(value, bool) or int(value) != value:
+            if not isinstance(value, int | float) or isinstance(value, bool) or (
+                    int(value) != value):
                 raise TypeError(f"option {spec['name']!r} expects an integer, got {value!r}")
             return int(value)
         if otype == 10:
+            if not isinstance(value, str | int | float):
+                raise TypeError(f"option {spec['name']!r} expects a number, got {value!r}")
             return float(value)
         if otype == 5:
             return bool(value)
         raise ValueError(f"unsupported option type {otype}")
 
-    def _check_limits(self, spec: dict[str, Any], value: Any) -> None:
+    def _check_limits(self, spec: dict[str, Any], value: str | int | float | bool) -> None:
         name = spec["name"]
         choices = spec.get("choices")
         if choices and value not in [c["value"] for c in choices]:
@@ -214,6 +228,7 @@ class CommandOptions(MessageEvents):
             if (lo is not None and value < lo) or (hi is not None and value > hi):
                 raise ValueError(f"option {name!r}: {value!r} outside [{lo}, {hi}]")
         if otype == 3:
+            assert isinstance(value, str)  # _resolve_value made it one
             lo, hi = spec.get("min_length", 0), spec.get("max_length", 6000)
             if not lo <= len(value) <= hi:
                 raise ValueError(f"option {name!r}: length {len(value)} outside [{lo}, {hi}]")
@@ -222,7 +237,7 @@ class CommandOptions(MessageEvents):
         self,
         cmd: FakeCommand,
         path: list[str],
-        options: dict[str, Any],
+        options: Mapping[str, OptionValue],
         user: FakeUser,
         channel: FakeChannel,
         focused: str | None,
@@ -374,7 +389,7 @@ class Users(CommandOptions):
         command: str,
         *,
         subcommand: str | None = None,
-        options: dict[str, Any] | None = None,
+        options: Mapping[str, OptionValue] | None = None,
         locale: str | None = None,
     ) -> FakeInteraction:
         """``user`` runs a chat-input command in ``channel`` (None: in their DM with the bot).
@@ -403,7 +418,7 @@ class Users(CommandOptions):
         *,
         focused: str,
         subcommand: str | None = None,
-        options: dict[str, Any] | None = None,
+        options: Mapping[str, OptionValue] | None = None,
         timeout: float = 3.0,
     ) -> list[dict[str, Any]]:
         """``user`` is typing into option ``focused`` (its partial text in ``options``).
@@ -423,7 +438,7 @@ class Users(CommandOptions):
         *,
         focused: str,
         subcommand: str | None = None,
-        options: dict[str, Any] | None = None,
+        options: Mapping[str, OptionValue] | None = None,
     ) -> FakeInteraction:
         where = self._where(user, channel)
         names = command.split() + (subcommand.split() if subcommand else [])
@@ -511,7 +526,11 @@ class Users(CommandOptions):
         )
 
     async def select(
-        self, user: FakeUser, message: FakeMessage | int, custom_id: str, values: list[Any]
+        self,
+        user: FakeUser,
+        message: FakeMessage | int,
+        custom_id: str,
+        values: Sequence[OptionValue],
     ) -> FakeInteraction:
         """``user`` picks ``values`` in the select menu ``custom_id``.
 
@@ -652,13 +671,13 @@ class FakeDiscord(Users, RestMixin):
     @contextlib.asynccontextmanager
     async def running(
         self,
-        client: Any,
+        client: ClientT,
         *,
         token: str | None = None,
         timeout: float = 10.0,
         guild_ready_timeout: float | None = 0.2,
         fast_identify: bool = True,
-    ) -> AsyncIterator[Any]:
+    ) -> AsyncIterator[ClientT]:
         """Start ``client`` against the fake, wait for on_ready, close it cleanly afterwards.
 
         Two speed-ups for tests, both on this client instance only:
@@ -673,7 +692,7 @@ class FakeDiscord(Users, RestMixin):
             async def no_wait(shard_id: int | None, *, initial: bool = False) -> None:
                 return None
 
-            client.before_identify_hook = no_wait
+            client.before_identify_hook = no_wait  # type: ignore[method-assign]
         task = asyncio.create_task(client.start(token or self.token), name="fakediscord-client")
         try:
             loop = asyncio.get_running_loop()
@@ -693,19 +712,19 @@ class FakeDiscord(Users, RestMixin):
             await _drain_client_tasks(client)
 
 
-async def _drain_client_tasks(client: Any, timeout: float = 2.0) -> None:
+async def _drain_client_tasks(client: discord.Client, timeout: float = 2.0) -> None:
     """After close(): let discord.py's fire-and-forget tasks (command/view dispatch, the
     on_ready delay) finish, cancelling stragglers, so no task outlives the test's loop."""
     current = asyncio.current_task()
     prefixes = ("CommandTree-invoker", "discord-ui-", "discord.py:")
-    state = getattr(client, "_connection", None)
-    own: list[asyncio.Task[Any]] = []
-    if state is not None:
-        if getattr(state, "_ready_task", None) is not None:
-            own.append(state._ready_task)
-        own.extend(getattr(state, "_ready_tasks", {}).values())
+    state = client._connection
+    own: list[asyncio.Task[object]] = []
+    if state._ready_task is not None:
+        own.append(state._ready_task)
+    if isinstance(state, AutoShardedConnectionState):
+        own.extend(state._ready_tasks.values())
 
-    def pending() -> list[asyncio.Task[Any]]:
+    def pending() -> list[asyncio.Task[object]]:
         named = [t for t in asyncio.all_tasks() if t.get_name().startswith(prefixes)]
         return [t for t in {*own, *named} if t is not current and not t.done()]
 
@@ -714,19 +733,17 @@ async def _drain_client_tasks(client: Any, timeout: float = 2.0) -> None:
     while (left := pending()) and loop.time() < deadline:
         await asyncio.wait(left, timeout=deadline - loop.time())
     # Views with a timeout keep an (unnamed) timer task alive after close(): stop them.
-    store = getattr(state, "_view_store", None)
-    if store is not None:
-        views = {id(v): v for v in getattr(store, "_synced_message_views", {}).values()}
-        for items in getattr(store, "_views", {}).values():
-            for item in items.values():
-                view = getattr(item, "view", None)
-                if view is not None:
-                    views[id(view)] = view
-        views.update({id(m): m for m in getattr(store, "_modals", {}).values()})
-        for view in views.values():
-            with contextlib.suppress(Exception):
-                view.stop()
-        await asyncio.sleep(0)
+    store = state._view_store
+    views: dict[int, BaseView] = {id(v): v for v in store._synced_message_views.values()}
+    for items in store._views.values():
+        for item in items.values():
+            if item.view is not None:
+                views[id(item.view)] = item.view
+    views.update({id(m): m for m in store._modals.values()})
+    for view in views.values():
+        with contextlib.suppress(Exception):
+            view.stop()
+    await asyncio.sleep(0)
     while (left := pending()) and loop.time() < deadline:
         await asyncio.wait(left, timeout=deadline - loop.time())
     left = pending()

@@ -8,15 +8,16 @@ Handlers raise :class:`DiscordAPIError` for Discord-style refusals; the router t
 from __future__ import annotations
 
 import asyncio
+import enum
 import functools
 import json
 import logging
 import re
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Final, Literal, TypeAlias, TypeVar
 
 import discord.utils
-from aiohttp import web
+from aiohttp import BodyPartReader, web
 
 from .gateway import MessageEvents
 from .models import (
@@ -25,10 +26,12 @@ from .models import (
     FakeAttachment,
     FakeChannel,
     FakeCommand,
+    FakeGuild,
     FakeInteraction,
     FakeMessage,
     Intent,
     Perm,
+    RequestRecord,
     invalid_form,
     iso,
     snowflake,
@@ -36,19 +39,32 @@ from .models import (
 
 log = logging.getLogger("fakediscord.rest")
 
-Handler = Callable[..., Awaitable[Any]]
-
 MAX_FILE_SIZE = 10 * 1024 * 1024
 COMPONENTS_V2 = 32768
 V2_COMPONENT_LIMIT = 40  # components of a Components V2 message, nested ones included
 V2_TEXT_LIMIT = 4000  # characters of all its text displays together
-RECORD: web.RequestKey[dict[str, Any]] = web.RequestKey("fakediscord.record", dict)
+RECORD = web.RequestKey[RequestRecord]("fakediscord.record")
 NAME_RE = re.compile(r"^[-_'\w]{1,32}$")
 
-NO_CONTENT = object()
+
+class Empty(enum.Enum):
+    """A handler's answer without a body: 204."""
+
+    NO_CONTENT = "no content"
 
 
-def json_response(data: Any, status: int = 200) -> web.Response:
+NO_CONTENT: Final = Empty.NO_CONTENT
+NoContent: TypeAlias = Literal[Empty.NO_CONTENT]
+# What a route handler answers: JSON (an object or a list of them), a response of its own, or
+# nothing. A handler takes the request and the route's placeholders as keywords.
+Answer: TypeAlias = dict[str, Any] | list[dict[str, Any]] | web.StreamResponse | NoContent
+Handler: TypeAlias = Callable[..., Awaitable[Answer]]
+H = TypeVar("H", bound=Handler)
+# each route handler's method and path: (method, path's regex, path as written)
+ROUTES: dict[Callable[..., object], list[tuple[str, re.Pattern[str], str]]] = {}
+
+
+def json_response(data: object, status: int = 200) -> web.Response:
     # discord.py only parses JSON when Content-Type is exactly "application/json".
     return web.Response(
         body=json.dumps(data).encode(),
@@ -57,19 +73,17 @@ def json_response(data: Any, status: int = 200) -> web.Response:
     )
 
 
-def _route(method: str, pattern: str) -> Callable[[Handler], Handler]:
+def _route(method: str, pattern: str) -> Callable[[H], H]:
     regex = re.compile("^" + re.sub(r"\{(\w+)\}", r"(?P<\1>[^/]+)", pattern) + "$")
 
-    def deco(fn: Handler) -> Handler:
-        fn.__dict__.setdefault("_routes", []).append((method, regex, pattern))
+    def deco(fn: H) -> H:
+        ROUTES.setdefault(fn, []).append((method, regex, pattern))
         return fn
 
     return deco
 
 
-def validate_components(
-    components: list[dict[str, Any]], *, v2: bool
-) -> None:
+def validate_components(components: list[dict[str, Any]], *, v2: bool) -> None:
     if not v2 and len(components) > 5:
         raise invalid_form(
             "components", "BASE_TYPE_MAX_LENGTH", "Must be 5 or fewer in length."
@@ -202,8 +216,9 @@ class RestCore(MessageEvents):
         routes: list[tuple[str, re.Pattern[str], str, Handler]] = []
         for name in dir(type(self)):
             fn = getattr(type(self), name, None)
-            for method, regex, pattern in getattr(fn, "_routes", []):
-                routes.append((method, regex, pattern, getattr(self, name)))
+            if callable(fn):
+                for method, regex, pattern in ROUTES.get(fn, []):
+                    routes.append((method, regex, pattern, getattr(self, name)))
         # literal segments ("@me", "permissions") win over placeholders
         routes.sort(key=lambda r: r[2].count("{"))
         return routes
@@ -213,8 +228,8 @@ class RestCore(MessageEvents):
         path = "/" + request.match_info["tail"]
         method = request.method
         status = 500
-        record: dict[str, Any] = {"method": method, "path": path, "query": dict(request.query),
-                                  "json": None, "files": []}
+        record: RequestRecord = {"method": method, "path": path, "query": dict(request.query),
+                                 "json": None, "files": []}
         request[RECORD] = record
         self.requests.append(record)
         try:
@@ -245,6 +260,12 @@ class RestCore(MessageEvents):
             self.request_log.append((method, path, status))
             record["status"] = status
 
+    def _guild(self, guild_id: str) -> FakeGuild:
+        guild = self.guilds.get(int(guild_id)) if guild_id.isdigit() else None
+        if guild is None:
+            raise DiscordAPIError(404, 10004, "Unknown Guild")
+        return guild
+
     def _check_auth(self, request: web.Request) -> None:
         if request.headers.get("Authorization") != f"Bot {self.token}":
             raise DiscordAPIError(401, 0, "401: Unauthorized")
@@ -254,7 +275,7 @@ class RestCore(MessageEvents):
     ) -> tuple[dict[str, Any], dict[int, tuple[str, bytes]]]:
         """JSON body, or multipart ``payload_json`` + ``files[n]`` parts."""
         files: dict[int, tuple[str, bytes]] = {}
-        record = request.get(RECORD, {})
+        record = request[RECORD]
         if request.content_type.startswith("multipart/"):
             body: dict[str, Any] = {}
             reader = await request.multipart()
@@ -262,8 +283,9 @@ class RestCore(MessageEvents):
                 part = await reader.next()
                 if part is None:
                     break
-                name = part.name or ""  # type: ignore[union-attr]
-                raw = await part.read(decode=False)  # type: ignore[union-attr]
+                assert isinstance(part, BodyPartReader), "a multipart inside the multipart"
+                name = part.name or ""
+                raw = await part.read(decode=False)
                 if name == "payload_json":
                     body = json.loads(raw or b"{}")
                 else:
@@ -271,10 +293,9 @@ class RestCore(MessageEvents):
                     if m is None:
                         continue
                     index = int(m.group(1) or m.group(2) or 0)
-                    files[index] = (part.filename or f"file{index}", bytes(raw))  # type: ignore[union-attr]
-                    record.setdefault("files", []).append(
-                        [name, files[index][0], len(raw),
-                         part.headers.get("Content-Type")])  # type: ignore[union-attr]
+                    files[index] = (part.filename or f"file{index}", bytes(raw))
+                    record["files"].append(
+                        [name, files[index][0], len(raw), part.headers.get("Content-Type")])
             record["json"] = body
             return body, files
         if not request.can_read_body:
@@ -451,18 +472,18 @@ class ChannelRoutes(RestCore):
 
     # ------------------------------------------------------------------ users / app / gateway
     @_route("GET", "/users/@me")
-    async def _get_me(self, request: web.Request) -> Any:
+    async def _get_me(self, request: web.Request) -> dict[str, Any]:
         return self.bot_user.payload() | {"verified": True, "mfa_enabled": False, "locale": "en-US"}
 
     @_route("GET", "/users/{user_id}")
-    async def _get_user(self, request: web.Request, user_id: str) -> Any:
+    async def _get_user(self, request: web.Request, user_id: str) -> dict[str, Any]:
         user = self.users.get(int(user_id)) if user_id.isdigit() else None
         if user is None:
             raise DiscordAPIError(404, 10013, "Unknown User")
         return user.payload()
 
     @_route("POST", "/users/@me/channels")
-    async def _open_dm(self, request: web.Request) -> Any:
+    async def _open_dm(self, request: web.Request) -> dict[str, Any]:
         body, _ = await self._read_body(request)
         user = self.users.get(int(body.get("recipient_id", 0)))
         if user is None:
@@ -473,15 +494,15 @@ class ChannelRoutes(RestCore):
 
     @_route("GET", "/oauth2/applications/@me")
     @_route("GET", "/applications/@me")
-    async def _get_app(self, request: web.Request) -> Any:
+    async def _get_app(self, request: web.Request) -> dict[str, Any]:
         return self.application_payload()
 
     @_route("GET", "/gateway")
-    async def _get_gateway(self, request: web.Request) -> Any:
+    async def _get_gateway(self, request: web.Request) -> dict[str, Any]:
         return {"url": self.gateway_url}
 
     @_route("GET", "/gateway/bot")
-    async def _get_gateway_bot(self, request: web.Request) -> Any:
+    async def _get_gateway_bot(self, request: web.Request) -> dict[str, Any]:
         return {
             "url": self.gateway_url,
             "shards": self.shard_count,
@@ -494,32 +515,28 @@ class ChannelRoutes(RestCore):
         }
 
     # ------------------------------------------------------------------ guilds
-    def _guild(self, guild_id: str) -> Any:
-        guild = self.guilds.get(int(guild_id)) if guild_id.isdigit() else None
-        if guild is None:
-            raise DiscordAPIError(404, 10004, "Unknown Guild")
-        return guild
-
     @_route("GET", "/guilds/{guild_id}")
-    async def _get_guild(self, request: web.Request, guild_id: str) -> Any:
+    async def _get_guild(self, request: web.Request, guild_id: str) -> dict[str, Any]:
         data = self._guild(guild_id).payload()
         for key in ("members", "channels", "threads", "presences", "voice_states", "joined_at"):
             data.pop(key, None)
         return data
 
     @_route("GET", "/guilds/{guild_id}/channels")
-    async def _get_guild_channels(self, request: web.Request, guild_id: str) -> Any:
+    async def _get_guild_channels(
+        self, request: web.Request, guild_id: str
+    ) -> list[dict[str, Any]]:
         guild = self._guild(guild_id)
         return [c.payload() for c in guild.channels.values() if not c.is_thread]
 
     @_route("GET", "/guilds/{guild_id}/roles")
-    async def _get_guild_roles(self, request: web.Request, guild_id: str) -> Any:
+    async def _get_guild_roles(self, request: web.Request, guild_id: str) -> list[dict[str, Any]]:
         return [r.payload() for r in self._guild(guild_id).roles.values()]
 
     @_route("GET", "/guilds/{guild_id}/members/{user_id}")
     async def _get_member(
         self, request: web.Request, guild_id: str, user_id: str
-    ) -> Any:
+    ) -> dict[str, Any]:
         guild = self._guild(guild_id)
         member = guild.members.get(int(user_id)) if user_id.isdigit() else None
         if member is None:
@@ -527,7 +544,7 @@ class ChannelRoutes(RestCore):
         return member.payload()
 
     @_route("GET", "/guilds/{guild_id}/members")
-    async def _list_members(self, request: web.Request, guild_id: str) -> Any:
+    async def _list_members(self, request: web.Request, guild_id: str) -> list[dict[str, Any]]:
         guild = self._guild(guild_id)
         limit = int(request.query.get("limit", 1))
         after = int(request.query.get("after", 0))
@@ -557,19 +574,19 @@ class ChannelRoutes(RestCore):
             raise DiscordAPIError(403, 50013, "Missing Permissions")
 
     @_route("GET", "/channels/{channel_id}")
-    async def _get_channel(self, request: web.Request, channel_id: str) -> Any:
+    async def _get_channel(self, request: web.Request, channel_id: str) -> dict[str, Any]:
         channel = self._channel(channel_id)
         self._require(channel, Perm.VIEW_CHANNEL)
         return channel.payload()
 
     @_route("POST", "/channels/{channel_id}/typing")
-    async def _typing(self, request: web.Request, channel_id: str) -> Any:
+    async def _typing(self, request: web.Request, channel_id: str) -> NoContent:
         channel = self._channel(channel_id)
         self.typing.append(channel.id)
         return NO_CONTENT
 
     @_route("POST", "/channels/{channel_id}/messages")
-    async def _post_message(self, request: web.Request, channel_id: str) -> Any:
+    async def _post_message(self, request: web.Request, channel_id: str) -> dict[str, Any]:
         channel = self._channel(channel_id)
         body, files = await self._read_body(request)
         if self.post_delay or channel.id in self.held_channels:
@@ -616,7 +633,7 @@ class ChannelRoutes(RestCore):
         return msg.payload()
 
     @_route("GET", "/channels/{channel_id}/messages")
-    async def _history(self, request: web.Request, channel_id: str) -> Any:
+    async def _history(self, request: web.Request, channel_id: str) -> list[dict[str, Any]]:
         channel = self._channel(channel_id)
         self._require(channel, Perm.VIEW_CHANNEL | Perm.READ_MESSAGE_HISTORY)
         msgs = self.channel_messages(channel)
@@ -633,7 +650,7 @@ class ChannelRoutes(RestCore):
     @_route("GET", "/channels/{channel_id}/messages/{message_id}")
     async def _get_message(
         self, request: web.Request, channel_id: str, message_id: str
-    ) -> Any:
+    ) -> dict[str, Any]:
         channel = self._channel(channel_id)
         self._require(channel, Perm.VIEW_CHANNEL | Perm.READ_MESSAGE_HISTORY)
         return self._message(channel, message_id).payload()
@@ -641,7 +658,7 @@ class ChannelRoutes(RestCore):
     @_route("PATCH", "/channels/{channel_id}/messages/{message_id}")
     async def _edit_message(
         self, request: web.Request, channel_id: str, message_id: str
-    ) -> Any:
+    ) -> dict[str, Any]:
         channel = self._channel(channel_id)
         msg = self._message(channel, message_id)
         if msg.author.id != self.bot_user.id:
@@ -669,7 +686,7 @@ class ChannelRoutes(RestCore):
     @_route("DELETE", "/channels/{channel_id}/messages/{message_id}")
     async def _delete_message(
         self, request: web.Request, channel_id: str, message_id: str
-    ) -> Any:
+    ) -> NoContent:
         channel = self._channel(channel_id)
         msg = self._message(channel, message_id)
         if msg.author.id != self.bot_user.id:
@@ -680,7 +697,7 @@ class ChannelRoutes(RestCore):
         return NO_CONTENT
 
     @_route("POST", "/channels/{channel_id}/threads")
-    async def _create_thread(self, request: web.Request, channel_id: str) -> Any:
+    async def _create_thread(self, request: web.Request, channel_id: str) -> dict[str, Any]:
         parent = self._channel(channel_id)
         body, _ = await self._read_body(request)
         private = int(body.get("type", 12)) == 12
@@ -698,7 +715,7 @@ class ChannelRoutes(RestCore):
     @_route("POST", "/channels/{channel_id}/messages/{message_id}/threads")
     async def _thread_from_message(
         self, request: web.Request, channel_id: str, message_id: str
-    ) -> Any:
+    ) -> dict[str, Any]:
         parent = self._channel(channel_id)
         msg = self._message(parent, message_id)
         body, _ = await self._read_body(request)
@@ -839,7 +856,7 @@ class CommandRoutes(RestCore):
     @_route("GET", "/applications/{app_id}/guilds/{guild_id}/commands")
     async def _get_commands(
         self, request: web.Request, app_id: str, guild_id: str | None = None
-    ) -> Any:
+    ) -> list[dict[str, Any]]:
         self._check_app(app_id)
         return [c.payload() for c in self._command_store(guild_id).values()]
 
@@ -847,7 +864,7 @@ class CommandRoutes(RestCore):
     @_route("PUT", "/applications/{app_id}/guilds/{guild_id}/commands")
     async def _bulk_commands(
         self, request: web.Request, app_id: str, guild_id: str | None = None
-    ) -> Any:
+    ) -> list[dict[str, Any]]:
         self._check_app(app_id)
         store = self._command_store(guild_id)
         body, _ = await self._read_body(request)
@@ -880,7 +897,7 @@ class CommandRoutes(RestCore):
     @_route("POST", "/applications/{app_id}/guilds/{guild_id}/commands")
     async def _create_command(
         self, request: web.Request, app_id: str, guild_id: str | None = None
-    ) -> Any:
+    ) -> dict[str, Any]:
         self._check_app(app_id)
         body, _ = await self._read_body(request)
         self._validate_command(body, "")
@@ -905,7 +922,7 @@ class CommandRoutes(RestCore):
         app_id: str,
         command_id: str,
         guild_id: str | None = None,
-    ) -> Any:
+    ) -> dict[str, Any]:
         return self._find_command(app_id, guild_id, command_id).payload()
 
     @_route("PATCH", "/applications/{app_id}/commands/{command_id}")
@@ -916,7 +933,7 @@ class CommandRoutes(RestCore):
         app_id: str,
         command_id: str,
         guild_id: str | None = None,
-    ) -> Any:
+    ) -> dict[str, Any]:
         cmd = self._find_command(app_id, guild_id, command_id)
         body, _ = await self._read_body(request)
         data = cmd.data | body
@@ -933,7 +950,7 @@ class CommandRoutes(RestCore):
         app_id: str,
         command_id: str,
         guild_id: str | None = None,
-    ) -> Any:
+    ) -> NoContent:
         cmd = self._find_command(app_id, guild_id, command_id)
         del self._command_store(guild_id)[cmd.id]
         return NO_CONTENT
@@ -941,7 +958,7 @@ class CommandRoutes(RestCore):
     @_route("GET", "/applications/{app_id}/guilds/{guild_id}/commands/permissions")
     async def _command_permissions(
         self, request: web.Request, app_id: str, guild_id: str
-    ) -> Any:
+    ) -> list[dict[str, Any]]:
         self._check_app(app_id)
         return []
 
@@ -966,7 +983,7 @@ class InteractionRoutes(RestCore):
     @_route("POST", "/interactions/{interaction_id}/{token}/callback")
     async def _callback(
         self, request: web.Request, interaction_id: str, token: str
-    ) -> Any:
+    ) -> dict[str, Any] | NoContent:
         ia = self.interactions.get(int(interaction_id)) if interaction_id.isdigit() else None
         if ia is None or ia.token != token:
             raise DiscordAPIError(404, 10062, "Unknown interaction")
@@ -1090,7 +1107,9 @@ class InteractionRoutes(RestCore):
         raise self._refuse(ia, DiscordAPIError(404, 10008, "Unknown Message"))
 
     @_route("POST", "/webhooks/{app_id}/{token}")
-    async def _followup(self, request: web.Request, app_id: str, token: str) -> Any:
+    async def _followup(
+        self, request: web.Request, app_id: str, token: str
+    ) -> dict[str, Any] | NoContent:
         ia = self._webhook_interaction(app_id, token)
         body, files = await self._read_body(request)
         if not ia.acknowledged:
@@ -1120,14 +1139,14 @@ class InteractionRoutes(RestCore):
     @_route("GET", "/webhooks/{app_id}/{token}/messages/{message_id}")
     async def _get_webhook_message(
         self, request: web.Request, app_id: str, token: str, message_id: str
-    ) -> Any:
+    ) -> dict[str, Any]:
         ia = self._webhook_interaction(app_id, token)
         return self._interaction_message(ia, message_id).payload()
 
     @_route("PATCH", "/webhooks/{app_id}/{token}/messages/{message_id}")
     async def _edit_webhook_message(
         self, request: web.Request, app_id: str, token: str, message_id: str
-    ) -> Any:
+    ) -> dict[str, Any]:
         ia = self._webhook_interaction(app_id, token)
         msg = self._interaction_message(ia, message_id)
         body, files = await self._read_body(request)
@@ -1149,7 +1168,7 @@ class InteractionRoutes(RestCore):
     @_route("DELETE", "/webhooks/{app_id}/{token}/messages/{message_id}")
     async def _delete_webhook_message(
         self, request: web.Request, app_id: str, token: str, message_id: str
-    ) -> Any:
+    ) -> NoContent:
         ia = self._webhook_interaction(app_id, token)
         msg = self._interaction_message(ia, message_id)
         await self._delete(msg)

@@ -23,6 +23,7 @@ from .models import (
     Intent,
     Overwrite,
     Perm,
+    RequestRecord,
     snowflake,
 )
 from .sessions import GatewayConnection, GatewaySession
@@ -91,7 +92,7 @@ class FakeState:
         # every request, as discord-spec's checker reads them: method, path (after /api/v10),
         # query, JSON body (a multipart request's payload_json), files [field, name, size,
         # type], and the status answered
-        self.requests: list[dict[str, Any]] = []
+        self.requests: list[RequestRecord] = []
         # the message flags Discord accepts (a test may take IS_COMPONENTS_V2 away: refused)
         self.allowed_message_flags = ALLOWED_MESSAGE_FLAGS
         self.nonce_window: float = NONCE_WINDOW
