@@ -22,13 +22,9 @@ lint: $(DEV_STAMP)
 test: lint mypy-tests
 	$(BIN)/python -m pytest -n auto
 
-# The tests under mypy --strict like the code, but for the folders not typed yet (where a typed
-# test imports them, their types are read and their errors not reported: pyproject.toml).
-# Part of `make test`; once UNTYPED_TESTS is empty, drop pyproject.toml's override of the folders
-# it named.
-UNTYPED_TESTS := tests/discord tests/fakediscord
+# The tests under mypy --strict like the code, all of them (part of `make test`).
 mypy-tests: $(DEV_STAMP)
-	$(BIN)/mypy tests $(UNTYPED_TESTS:%=--exclude '^%/')
+	$(BIN)/mypy tests
 
 # every benchmark at a size that takes minutes; the AI's full tournament (200 games per
 # pairing, hours on 2 cores) is `python benchmarks/bench_ai.py` on its own

@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Protocol, TypedDict, Unpack
 
 import pytest
 
@@ -21,7 +21,22 @@ from bot.settings import Settings
 from bot.storage.sqlite import SqliteStorage
 from tests.fakediscord.fake import FakeDiscord
 from tests.fakediscord.fixtures import fake_discord  # noqa: F401
-from tests.fakediscord.models import FakeChannel, FakeGuild, FakeInteraction, FakeUser
+from tests.fakediscord.models import (
+    FakeChannel,
+    FakeGuild,
+    FakeInteraction,
+    FakeUser,
+    OptionValue,
+)
+
+
+class SettingsExtra(TypedDict, total=False):
+    """The settings a test gives a scene's bot, by variable name (a wrong name or value is a
+    type error, not a setting silently ignored)."""
+
+    KHRONOS_COMPUTER_DELAY: float
+    KHRONOS_COMPUTER_BUDGET: float
+    KHRONOS_AI_WORKERS: int
 
 
 @dataclass
@@ -33,18 +48,20 @@ class Scene:
     ch: FakeChannel
     data: Path
 
-    def settings(self, **extra: Any) -> Settings:
+    def settings(self, **extra: Unpack[SettingsExtra]) -> Settings:
         """The bot's settings for this scene; ``extra`` by variable name
         (``KHRONOS_AI_WORKERS=0``)."""
         return Settings(DISCORD_TOKEN=self.fake.token, KHRONOS_DATA_DIR=self.data,
                         KHRONOS_TEST_GUILD_ID=self.guild.id, **extra)
 
-    def bot(self, *, service: GameService | None = None, **extra: Any) -> KhronosBot:
+    def bot(self, *, service: GameService | None = None,
+            **extra: Unpack[SettingsExtra]) -> KhronosBot:
         """The bot, not connected yet (``async with scene.fake.running(bot)``); with its own
         SQLite file in the data folder unless ``service`` is given."""
         return create_bot(self.settings(**extra), service=service)
 
-    async def slash(self, user: FakeUser, name: str, **options: Any) -> FakeInteraction:
+    async def slash(self, user: FakeUser, name: str,
+                    **options: OptionValue | None) -> FakeInteraction:
         """Run ``/name`` in the game channel (None options left out) and wait for the
         answer."""
         ia = await self.fake.slash(user, self.ch, name,
@@ -83,10 +100,9 @@ async def all_sent(bot: KhronosBot, timeout: float = 30.0) -> None:
         await asyncio.sleep(0.02)
 
 
-async def wait_until(check: object, timeout: float = 10.0) -> None:
+async def wait_until(check: Callable[[], object], timeout: float = 10.0) -> None:
     """Wait until ``check()`` is true (what the bot sends after a command's reply: a held
     table edit, a retried row)."""
-    assert callable(check)
     deadline = time.monotonic() + timeout
     while not check():
         assert time.monotonic() < deadline, "timed out"
@@ -99,7 +115,10 @@ def scene(fake_discord: FakeDiscord, tmp_path: Path) -> Scene:  # noqa: F811
     return Scene(fake_discord, guild, fake_discord.add_channel(guild, "khronos"), tmp_path)
 
 
-SeededBot = Callable[[int | None], AbstractAsyncContextManager[KhronosBot]]
+class SeededBot(Protocol):
+    """``seeded_bot(seed)``: see the fixture."""
+
+    def __call__(self, seed: int | None = None) -> AbstractAsyncContextManager[KhronosBot]: ...
 
 
 @pytest.fixture

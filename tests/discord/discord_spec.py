@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import importlib.util
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
+
+from tests.fakediscord.models import RequestRecord
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -42,11 +45,12 @@ def checker_module() -> ModuleType:
     return module
 
 
-def findings(requests: list[dict[str, Any]], severity: str = "error") -> list[dict[str, Any]]:
+def findings(requests: Sequence[RequestRecord],
+             severity: str = "error") -> list[dict[str, Any]]:
     """What Discord would refuse (``error``) among ``requests``, one finding per problem."""
     check = checker_module()
     checker = check.Checker(check.Spec(lenient=True))
-    out = []
+    out: list[dict[str, Any]] = []
     for req in requests:
         _, found = checker.check(req["method"], req["path"], req.get("json"),
                                  query=req.get("query"), files=req.get("files"),

@@ -21,6 +21,9 @@ from tests.fakediscord.fake import FakeDiscord
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = Path(__file__).with_name("entry_site")
+# seconds BotProcess.start waits for the bot to serve (not a keyword of start: its keywords are
+# the bot's settings)
+READY_TIMEOUT = 60.0
 
 
 def children_of() -> dict[int, list[int]]:
@@ -72,8 +75,8 @@ class BotProcess:
         return self.proc.pid
 
     @classmethod
-    async def start(cls, fake: FakeDiscord, data: Path, guild_id: int, *,
-                    ready_timeout: float = 60.0, **env: str) -> BotProcess:
+    async def start(cls, fake: FakeDiscord, data: Path, guild_id: int,
+                    **env: str) -> BotProcess:
         """Start the bot with the settings ``env`` (variable names) on top of the fake's token,
         the data folder and the test server; wait until it is connected."""
         data.mkdir(parents=True, exist_ok=True)
@@ -96,7 +99,7 @@ class BotProcess:
         me = cls(proc, data)
         me._collect()
         loop = asyncio.get_running_loop()
-        end = loop.time() + ready_timeout
+        end = loop.time() + READY_TIMEOUT
         while not me.ready():
             if proc.returncode is not None or loop.time() > end:
                 await me.kill()

@@ -7,21 +7,28 @@ from __future__ import annotations
 
 import io
 import random
+from functools import partial
 from pathlib import Path
-from typing import Any
 
 import pytest
 from PIL import Image as PILImage
 
 import engine
 from bot.discord.app import KhronosBot, create_bot
-from bot.service import hand_text
+from bot.service import GameInfo, hand_text
 from bot.settings import Settings
 from engine import Age, Family
 from tests.discord.conftest import wait_until
 from tests.discord.discord_spec import findings
 from tests.fakediscord.fake import FakeDiscord
-from tests.fakediscord.models import FakeChannel, FakeMessage, FakeUser
+from tests.fakediscord.models import (
+    FakeChannel,
+    FakeGuild,
+    FakeInteraction,
+    FakeMessage,
+    FakeUser,
+    OptionValue,
+)
 
 LETTER = {Family.MILITARY: "m", Family.RELIGIOUS: "r", Family.CIVIL: "c"}
 
@@ -54,10 +61,17 @@ class Table:
         self.fake, self.bot, self.ch = fake, bot, ch
         self.users = {u.id: u for u in users}
 
-    async def state(self) -> tuple[Any, engine.GameState]:
+    async def state(self) -> tuple[GameInfo, engine.GameState]:
         return await self.bot.service.snapshot(self.ch.id)
 
-    async def slash(self, user: FakeUser, name: str, **options: Any) -> Any:
+    def user_at(self, info: GameInfo, seat: int) -> FakeUser:
+        """The user at ``seat`` (one of this table's)."""
+        user_id = info.user_of(seat)
+        assert user_id is not None, f"nobody at seat {seat}"
+        return self.users[user_id]
+
+    async def slash(self, user: FakeUser, name: str,
+                    **options: OptionValue | None) -> FakeInteraction:
         opts = {k: v for k, v in options.items() if v is not None}
         ia = await self.fake.slash(user, self.ch, name, options=opts)
         await ia.wait_ack()
@@ -73,7 +87,7 @@ class Table:
         await click.wait_ack()
         await click.wait_message(timeout=10)
 
-    async def play(self, user: FakeUser, action: engine.Action) -> Any:
+    async def play(self, user: FakeUser, action: engine.Action) -> FakeInteraction:
         """Type the slash command for ``action``; confirm a preview if one is shown."""
         match action:
             case engine.Construct():
@@ -107,12 +121,13 @@ class Table:
         return ia
 
 
-def hands_current(fake: FakeDiscord, info: Any, state: engine.GameState,
+def hands_current(fake: FakeDiscord, info: GameInfo, state: engine.GameState,
                   users: list[FakeUser]) -> bool:
     """Whether each player's latest hand DM (his turn's, edited in place, or the one sent
     after it) is his own current hand, with its image."""
     for u in users:
         seat = info.seat_of(u.id)
+        assert seat is not None
         hands = [m for m in fake.dms(u) if m.content.removeprefix("It is your turn. ")
                  .startswith("Your hand")]
         # the cards held are current; what the adventurers have left (R14) is as of the DM
@@ -123,7 +138,7 @@ def hands_current(fake: FakeDiscord, info: Any, state: engine.GameState,
     return True
 
 
-async def check_hands(fake: FakeDiscord, info: Any, state: engine.GameState,
+async def check_hands(fake: FakeDiscord, info: GameInfo, state: engine.GameState,
                       users: list[FakeUser]) -> None:
     """Each player's hand DM shows his current hand (an edit may wait a second: several
     edits of one message within a second are one)."""
@@ -156,144 +171,171 @@ def pick(state: engine.GameState, seat: int, rng: random.Random, plays: int) -> 
     return engine.EndTurn()
 
 
+async def open_the_game(table: Table, guild: FakeGuild, alice: FakeUser,
+                        bob: FakeUser) -> tuple[GameInfo, engine.GameState]:
+    """alice creates a 2-player game and bob joins: the first player alone is pinged, each hand
+    goes by DM to its owner only, a refusal is private and changes nothing, autocomplete offers
+    exactly the legal squares."""
+    fake, ch = table.fake, table.ch
+    assert {"create", "join", "build", "upgrade", "end", "choose", "hand"} <= set(
+        fake.command_names(guild))
+    await table.slash(alice, "create", players=2)
+    await table.slash(bob, "join")  # full: the game starts
+    info, state = await table.state()
+    first = table.user_at(info, state.turn)
+    ping = await fake.wait_for_message(ch, lambda m: m.mentioned_user_ids() == [first.id])
+    assert ping.notified_user_ids() == [first.id]
+    for u in (alice, bob):  # each hand by DM, to its owner only
+        seat = info.seat_of(u.id)
+        dm = await fake.wait_for_dm(u, lambda m: bool(m.attachments))
+        assert decodes(dm)
+        for seated in info.seats:
+            if seated.user_id != u.id:
+                assert all(f"{seated.name}: your hand" not in m.content for m in fake.dms(u))
+        assert seat is not None
+
+    # a refusal is private and changes nothing
+    other = bob if first is alice else alice
+    before = info.version
+    ia = await table.slash(other, "end")
+    assert ia.messages[0].ephemeral and "not your turn" in ia.messages[0].content
+    assert (await table.state())[0].version == before
+
+    # autocomplete offers exactly the legal squares
+    info, state = await table.state()
+    seat = state.turn
+    expect = [o.square for o in engine.construct_options(state, seat, Age.MIGHT,
+                                                         engine.BuildingType.WATCHTOWER)]
+    choices = await fake.autocomplete(first, ch, "build", focused="square", options={
+        "building": "watchtower", "age": "might", "square": ""})
+    assert [c["value"] for c in choices] == expect[:25]
+    assert all("military" in c["name"] for c in choices)
+    return info, state
+
+
+async def play_to_a_preview(table: Table, info: GameInfo, state: engine.GameState,
+                            rng: random.Random) -> tuple[FakeUser, FakeMessage, str] | None:
+    """Play on until a rippling build is previewed (from round 2) and leave it unconfirmed:
+    its player, the preview and its Confirm button (None: the game ended first). Every move
+    shows on the table, a new turn pings its player alone, the hands by DM stay current."""
+    fake, ch = table.fake, table.ch
+    plays = 0
+    while not state.over:
+        seat = engine.current_seat(state)
+        assert seat is not None
+        user = table.user_at(info, seat)
+        seen = len(fake.channel_messages(ch))
+        edits = {m.id: len(m.history) for m in tables(fake, ch)}
+        if state.pending is not None:
+            await table.answer_choice(user)
+        else:
+            action = pick(state, seat, rng, plays)
+            rippling = [a for a in engine.legal_actions(state, seat)
+                        if isinstance(a, engine.Construct) and a.age is Age.MIGHT
+                        and engine.BUILDINGS[a.building].size >= 2]
+            if state.round >= 2 and rippling:
+                action = rippling[0]
+                # leave a preview unconfirmed across a restart
+                ia = await table.slash(user, "build", building=action.building.value,
+                                       square=action.square, age=action.age.label.lower(),
+                                       pay=letters(action.surcharge))
+                msg = ia.messages[0]
+                ok = [c for c in msg.custom_ids() if c.startswith("kh:ok:")]
+                if ok:
+                    return user, msg, ok[0]
+            await table.play(user, action)
+            plays = 0 if action.kind == "end_turn" else plays + 1
+        await wait_until(partial(shown, fake, ch, edits, seen))
+        changed = shown(fake, ch, edits, seen)
+        assert changed, ("every move shows on the table", state.pending)
+        for m in changed:
+            assert decodes(m), "the table's picture, with its alt text"
+            if m in fake.channel_messages(ch)[seen:]:  # a new turn: he alone is pinged
+                info, state = await table.state()
+                assert m.pinged == [info.user_of(state.turn)]
+        new = fake.channel_messages(ch)[seen:]
+        assert all(m.is_layout or "waits for your choice" in m.content for m in new), \
+            "a new message is a new turn's table, or a choice for another player (R37)"
+        info, state = await table.state()
+        await check_hands(fake, info, state, list(table.users.values()))
+    return None
+
+
+def new_tables(fake: FakeDiscord, ch: FakeChannel, seen: int) -> list[FakeMessage]:
+    """The table messages among those after the channel's first ``seen``."""
+    return [m for m in fake.channel_messages(ch)[seen:] if m.is_layout]
+
+
+async def confirm_and_finish(table: Table, preview: tuple[FakeUser, FakeMessage, str],
+                             alice: FakeUser, rng: random.Random) -> None:
+    """After the restart: the preview's old Confirm button still works, the game is played to
+    its end (each new turn's table pings its player alone), the end-of-game picture, one table
+    message per turn, and a move's before and after on request, privately."""
+    fake, ch = table.fake, table.ch
+    user, msg, custom_id = preview
+    before, _ = await table.state()
+    click = await fake.click(user, msg, custom_id)
+    await click.wait_ack()
+    await click.wait_message(timeout=10)
+    info, state = await table.state()
+    assert info.version == before.version + 1, "the old Confirm button still works"
+    plays = 1
+    while not state.over:
+        seat = engine.current_seat(state)
+        assert seat is not None
+        user = table.user_at(info, seat)
+        if state.pending is not None:
+            await table.answer_choice(user)
+        else:
+            action = pick(state, seat, rng, plays)
+            seen = len(fake.channel_messages(ch))
+            await table.play(user, action)
+            plays = 0 if action.kind == "end_turn" else plays + 1
+            if action.kind == "end_turn" and not (await table.state())[1].over:
+                info2, st2 = await table.state()
+                next_seat = engine.current_seat(st2)
+                assert next_seat is not None
+                nxt = info2.user_of(next_seat)
+                await wait_until(partial(new_tables, fake, ch, seen))
+                pings = [m for m in fake.channel_messages(ch)[seen:] if m.pinged]
+                assert [m.pinged for m in pings] == [[nxt]], "the new turn's table alone"
+        info, state = await table.state()
+    await wait_until(lambda: "game is over" in tables(fake, ch)[-1].text().lower())
+    final = fake.channel_messages(ch)[-4:]
+    # the end-of-game picture, with its alt text, after the last turn's table
+    summary = [m for m in final if m.attachments
+               and m.attachments[0].filename == "summary.png"]
+    assert summary and decodes(summary[0])
+    assert all(m.attachments[0].filename in ("table.png", "summary.png")
+               for m in fake.channel_messages(ch) if m.attachments)
+    # one table message per turn: 7 rounds of 2 players
+    assert len(tables(fake, ch)) == 14
+    assert state.winners
+    # a move's before and after, on request, privately
+    entries = await table.bot.service.history_entries(ch.id)
+    ia = await table.slash(alice, "board", move=entries[3].seq)
+    msg = ia.messages[0]
+    assert msg.ephemeral and f"Move {entries[3].seq}" in msg.content and decodes(msg)
+
+
 async def test_a_whole_game_through_discord_with_a_restart(fake_discord: FakeDiscord,
                                                            tmp_path: Path) -> None:
     fake = fake_discord
     guild = fake.add_guild()
     ch = fake.add_channel(guild, "khronos")
     alice, bob = fake.add_user("alice"), fake.add_user("bob")
-    users = {alice.id: alice, bob.id: bob}
     rng = random.Random(4)
-    restarted = False
-    pending_confirm: tuple[FakeUser, FakeMessage, str] | None = None
 
     async with fake.running(make_bot(fake, tmp_path, guild.id)) as bot:
-        assert {"create", "join", "build", "upgrade", "end", "choose", "hand"} <= set(
-            fake.command_names(guild))
         table = Table(fake, bot, ch, [alice, bob])
-        await table.slash(alice, "create", players=2)
-        seen = len(fake.channel_messages(ch))
-        await table.slash(bob, "join")  # full: the game starts
-        info, state = await table.state()
-        first = users[info.user_of(state.turn)]
-        ping = await fake.wait_for_message(ch, lambda m: m.mentioned_user_ids() == [first.id])
-        assert ping.notified_user_ids() == [first.id]
-        for u in (alice, bob):  # each hand by DM, to its owner only
-            seat = info.seat_of(u.id)
-            dm = await fake.wait_for_dm(u, lambda m: bool(m.attachments))
-            assert decodes(dm)
-            for other in info.seats:
-                if other.user_id != u.id:
-                    assert all(f"{other.name}: your hand" not in m.content for m in fake.dms(u))
-            assert seat is not None
-
-        # a refusal is private and changes nothing
-        other = bob if first is alice else alice
-        before = info.version
-        ia = await table.slash(other, "end")
-        assert ia.messages[0].ephemeral and "not your turn" in ia.messages[0].content
-        assert (await table.state())[0].version == before
-
-        # autocomplete offers exactly the legal squares
-        info, state = await table.state()
-        seat = state.turn
-        expect = [o.square for o in engine.construct_options(state, seat, Age.MIGHT,
-                                                             engine.BuildingType.WATCHTOWER)]
-        choices = await fake.autocomplete(first, ch, "build", focused="square", options={
-            "building": "watchtower", "age": "might", "square": ""})
-        assert [c["value"] for c in choices] == expect[:25]
-        assert all("military" in c["name"] for c in choices)
-
-        plays = 0
-        while not state.over:
-            seat = engine.current_seat(state)
-            assert seat is not None
-            user = users[info.user_of(seat)]
-            seen = len(fake.channel_messages(ch))
-            edits = {m.id: len(m.history) for m in tables(fake, ch)}
-            if state.pending is not None:
-                await table.answer_choice(user)
-            else:
-                action = pick(state, seat, rng, plays)
-                rippling = [a for a in engine.legal_actions(state, seat)
-                            if isinstance(a, engine.Construct) and a.age is Age.MIGHT
-                            and engine.BUILDINGS[a.building].size >= 2]
-                if not restarted and state.round >= 2 and rippling:
-                    action = rippling[0]
-                    # leave a preview unconfirmed across a restart
-                    ia = await table.slash(user, "build", building=action.building.value,
-                                           square=action.square, age=action.age.label.lower(),
-                                           pay=letters(action.surcharge))
-                    msg = ia.messages[0]
-                    ok = [c for c in msg.custom_ids() if c.startswith("kh:ok:")]
-                    if ok:
-                        pending_confirm = (user, msg, ok[0])
-                        break
-                await table.play(user, action)
-                plays = 0 if action.kind == "end_turn" else plays + 1
-            await wait_until(lambda e=edits, n=seen: bool(
-                shown(fake, ch, e, n)))
-            changed = shown(fake, ch, edits, seen)
-            assert changed, ("every move shows on the table", state.pending)
-            for m in changed:
-                assert decodes(m), "the table's picture, with its alt text"
-                if m in fake.channel_messages(ch)[seen:]:  # a new turn: he alone is pinged
-                    info, state = await table.state()
-                    assert m.pinged == [info.user_of(state.turn)]
-            new = fake.channel_messages(ch)[seen:]
-            assert all(m.is_layout or "waits for your choice" in m.content for m in new), \
-                "a new message is a new turn's table, or a choice for another player (R37)"
-            info, state = await table.state()
-            await check_hands(fake, info, state, [alice, bob])
+        info, state = await open_the_game(table, guild, alice, bob)
+        pending_confirm = await play_to_a_preview(table, info, state, rng)
 
     # --- restart: a new process of the bot against the same database and Discord --------
     assert pending_confirm is not None, "a rippling build was previewed before the restart"
-    restarted = True
     async with fake.running(make_bot(fake, tmp_path, guild.id)) as bot:
-        table = Table(fake, bot, ch, [alice, bob])
-        user, msg, custom_id = pending_confirm
-        before, _ = await table.state()
-        click = await fake.click(user, msg, custom_id)
-        await click.wait_ack()
-        await click.wait_message(timeout=10)
-        info, state = await table.state()
-        assert info.version == before.version + 1, "the old Confirm button still works"
-        plays = 1
-        while not state.over:
-            seat = engine.current_seat(state)
-            assert seat is not None
-            user = users[info.user_of(seat)]
-            if state.pending is not None:
-                await table.answer_choice(user)
-            else:
-                action = pick(state, seat, rng, plays)
-                seen = len(fake.channel_messages(ch))
-                await table.play(user, action)
-                plays = 0 if action.kind == "end_turn" else plays + 1
-                if action.kind == "end_turn" and not (await table.state())[1].over:
-                    info2, st2 = await table.state()
-                    nxt = info2.user_of(engine.current_seat(st2))
-                    await wait_until(lambda n=seen: any(
-                        m.is_layout for m in fake.channel_messages(ch)[n:]))
-                    pings = [m for m in fake.channel_messages(ch)[seen:] if m.pinged]
-                    assert [m.pinged for m in pings] == [[nxt]], "the new turn's table alone"
-            info, state = await table.state()
-        await wait_until(lambda: "game is over" in tables(fake, ch)[-1].text().lower())
-        final = fake.channel_messages(ch)[-4:]
-        # the end-of-game picture, with its alt text, after the last turn's table
-        summary = [m for m in final if m.attachments
-                   and m.attachments[0].filename == "summary.png"]
-        assert summary and decodes(summary[0])
-        assert all(m.attachments[0].filename in ("table.png", "summary.png")
-                   for m in fake.channel_messages(ch) if m.attachments)
-        # one table message per turn: 7 rounds of 2 players
-        assert len(tables(fake, ch)) == 14
-        assert state.winners
-        # a move's before and after, on request, privately
-        entries = await bot.service.history_entries(ch.id)
-        ia = await table.slash(alice, "board", move=entries[3].seq)
-        msg = ia.messages[0]
-        assert msg.ephemeral and f"Move {entries[3].seq}" in msg.content and decodes(msg)
+        await confirm_and_finish(Table(fake, bot, ch, [alice, bob]), pending_confirm, alice,
+                                 rng)
     # everything the bot sent in the whole game is what Discord accepts (its OpenAPI
     # description and the documented limits: Components V2, alt texts, mentions …)
     sent = [r for r in fake.requests if r["method"] in ("POST", "PATCH", "PUT")]
@@ -366,7 +408,6 @@ async def test_a_choice_dmed_before_a_restart_is_answered_after_it(fake_discord:
     guild = fake.add_guild()
     ch = fake.add_channel(guild, "khronos")
     alice, bob = fake.add_user("alice"), fake.add_user("bob")
-    users = {alice.id: alice, bob.id: bob}
     async with fake.running(make_bot(fake, tmp_path, guild.id)) as bot:
         table = Table(fake, bot, ch, [alice, bob])
         await table.slash(alice, "create", players=2)
@@ -381,7 +422,7 @@ async def test_a_choice_dmed_before_a_restart_is_answered_after_it(fake_discord:
             assert game is not None
             await tx.update_game(game.id, game.version, now=0.0, state=prepared.model_dump_json(),
                                  checkpoint=prepared.model_dump_json())
-        red, white = users[info.user_of(0)], users[info.user_of(1)]
+        red, white = table.user_at(info, 0), table.user_at(info, 1)
         await table.play(red, engine.Construct(age=Age.MIGHT, building=engine.BuildingType.HAMLET,
                                                square="H4"))
         dm = await fake.wait_for_dm(white, lambda m: any(c.startswith("kh:ch:")
@@ -405,7 +446,8 @@ async def test_a_choice_dmed_before_a_restart_is_answered_after_it(fake_discord:
         await click.wait_message(timeout=10)
         info, state = await table.state()
         assert state.pending is None
-        assert tile_at(state, Age.MIGHT, "J4").type is engine.BuildingType.WATCHTOWER
+        j4 = tile_at(state, Age.MIGHT, "J4")
+        assert j4 is not None and j4.type is engine.BuildingType.WATCHTOWER
         assert tile_at(state, Age.FAITH, "I4") is None and tile_at(state, Age.REASON, "I4") is None
         # the choice is shown by red's turn's table message, edited; nobody else is pinged
         await wait_until(lambda: len(fake.get_message(red_table.id).history) > versions)

@@ -15,7 +15,7 @@ import pytest
 
 import engine
 from bot.discord.app import KhronosBot
-from bot.service import MARK, TimerKind, is_computer
+from bot.service import MARK, GameInfo, TimerKind, is_computer
 from bot.storage.api import OutboxRow
 from bot.storage.sqlite import SqliteStorage
 from engine import Age
@@ -23,6 +23,12 @@ from tests.discord.conftest import Scene, all_sent, wait_until
 from tests.discord.test_bot_game import Table, decodes, pick
 from tests.fakediscord.fake import FakeDiscord
 from tests.fakediscord.models import FakeChannel, FakeMessage, FakeUser
+
+
+def waits_for(info: GameInfo, state: engine.GameState) -> int | None:
+    """The user the game waits for (None: nobody, it is over)."""
+    seat = engine.current_seat(state)
+    return None if seat is None else info.user_of(seat)
 
 
 def make_bot(scene: Scene, delay: float) -> KhronosBot:
@@ -64,7 +70,7 @@ async def test_a_person_against_a_computer(scene: Scene) -> None:
         if info.user_of(state.turn) == alice.id:
             await table.play(alice, engine.EndTurn())
         info, state = await table.state()
-        assert info.user_of(engine.current_seat(state)) == -1
+        assert waits_for(info, state) == -1
         waiting = info.version
         await asyncio.sleep(0.3)
         assert (await table.state())[0].version == waiting, "it waits its delay"
@@ -251,7 +257,7 @@ async def test_a_rebuild_keeps_the_computer_seats_and_their_levels(scene: Scene)
         bot.service.computer_delay = 600.0  # the next computer waits
         await table.play(alice, engine.EndTurn())
         info, good = await table.state()
-        assert is_computer(info.user_of(engine.current_seat(good))), "a computer waits"
+        assert is_computer(waits_for(info, good)), "a computer waits"
         async with bot.service.storage.write() as tx:  # the saved state is damaged
             game = await tx.game(info.game_id)
             assert game is not None
@@ -345,6 +351,7 @@ async def test_a_computer_answers_its_r37_choice_and_the_game_goes_on(scene: Sce
         table = await alice_against_easy(fake, bot, ch, alice)
         info, _ = await table.state()
         a = info.seat_of(alice.id)
+        assert a is not None
         c = 1 - a
         await store_state(bot, info.game_id, junction(a, c, mover=a))
         async with bot.service.storage.write() as tx:
@@ -382,6 +389,7 @@ async def test_a_computer_answers_the_choice_its_own_move_provoked(
         table = await alice_against_easy(fake, bot, ch, alice)
         info, state = await table.state()
         a = info.seat_of(alice.id)
+        assert a is not None
         c = 1 - a
         if engine.current_seat(state) == a:  # the computer's turn, with its durable timer
             await table.play(alice, engine.EndTurn())
@@ -432,7 +440,7 @@ async def test_a_restart_in_the_middle_of_a_computers_turn(scene: Scene) -> None
         info, state = await table.state()
         assert state == mid, "what it played before the stop is kept"
         await due_now(bot, info.game_id)  # the delay has passed during the restart
-        while info.user_of(engine.current_seat(state)) != alice.id:
+        while waits_for(info, state) != alice.id:
             await computer_acted(table, info.version)
             info, state = await table.state()
             await due_now(bot, info.game_id)
@@ -450,7 +458,7 @@ async def turn_of_or_step(table: Table, person: int) -> None:
     """Bring the game to the start of the computer's turn: the person ends his turn if it is
     his."""
     info, state = await table.state()
-    if info.user_of(engine.current_seat(state)) == person:
+    if waits_for(info, state) == person:
         user = table.users[person]
         while state.pending is not None:
             await table.answer_choice(user)
@@ -485,6 +493,7 @@ async def test_a_kicked_player_is_replaced_by_a_computer_then_taken_back_by_a_pe
             await table.play(alice, engine.EndTurn())
         info, state = await table.state()
         seat = info.seat_of(bob.id)
+        assert seat is not None
         assert engine.current_seat(state) == seat
         ia = await table.slash(alice, "game kick", player=bob, level="easy")
         assert ia.messages[0].ephemeral

@@ -6,7 +6,7 @@ request body as Discord's OpenAPI description (shared/discord-spec) accepts it."
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from concurrent.futures import Executor
 
 import pytest
 
@@ -19,7 +19,7 @@ from bot.service import hints as hints_module
 from bot.service import is_computer
 from tests.discord.conftest import Scene, all_sent
 from tests.discord.discord_spec import findings
-from tests.fakediscord.models import FakeUser
+from tests.fakediscord.models import FakeInteraction, FakeUser
 
 DEFERRED = 5  # DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE: "Bot is thinking…"
 
@@ -37,7 +37,7 @@ async def alices_turn(bot: KhronosBot, channel_id: int, timeout: float = 30.0) -
     raise AssertionError("the computer did not play")
 
 
-async def ask(scene: Scene, user: FakeUser) -> Any:
+async def ask(scene: Scene, user: FakeUser) -> FakeInteraction:
     ia = await scene.fake.slash(user, scene.ch, "hint", options={})
     ack = await ia.wait_ack()
     assert ack.type == DEFERRED and ack.ephemeral, "acknowledged at once, privately"
@@ -48,13 +48,13 @@ async def ask(scene: Scene, user: FakeUser) -> Any:
 async def test_hint_in_discord(scene: Scene, monkeypatch: pytest.MonkeyPatch) -> None:
     fake, ch = scene.fake, scene.ch
     alice = fake.add_user("alice")
-    executors: list[object] = []
+    executors: list[Executor | None] = []
     real = ai.advise
 
-    async def spy(view: engine.PlayerView, level: str, budget: float, seed: int,
-                  executor: Any = None) -> list[ai.Hint]:
+    async def spy(view: engine.PlayerView, level: ai.Level | str, budget_s: float, seed: int,
+                  executor: Executor | None = None) -> list[ai.Hint]:
         executors.append(executor)
-        return await real(view, level, budget, seed, executor)
+        return await real(view, level, budget_s, seed, executor)
 
     monkeypatch.setattr(hints_module, "advise", spy)
     bot = scene.bot(KHRONOS_COMPUTER_DELAY=0, KHRONOS_COMPUTER_BUDGET=0, KHRONOS_AI_WORKERS=1)

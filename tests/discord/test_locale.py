@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ from engine import Family
 from tests.discord.conftest import Scene
 from tests.discord.test_slash import first_player_has, make_bot, run, synced
 from tests.fakediscord.fake import FakeDiscord
-from tests.fakediscord.models import Perm
+from tests.fakediscord.models import FakeMessage, Perm, body_of
 
 TRANSLATED = ("fr", "de")
 # Discord's rule for slash command and option names (lowercase letters of any script,
@@ -218,6 +219,11 @@ async def test_autocomplete_speaks_the_players_language(fake_discord: FakeDiscor
         await storage.close()
 
 
+def saying(text: str) -> Callable[[FakeMessage], bool]:
+    """The check that a message says ``text``."""
+    return lambda m: text in m.content
+
+
 async def test_help_follows_the_players_discord_language(fake_discord: FakeDiscord,
                                                          tmp_path: Path) -> None:
     """/help lists the commands as a French or German Discord shows them; English stays the
@@ -235,7 +241,7 @@ async def test_help_follows_the_players_discord_language(fake_discord: FakeDisco
             for lang, user in users.items():
                 ia = await fake.slash(user, ch, "help")
                 last = help_text(lang).rsplit("\n", 1)[1]
-                await ia.wait_message(lambda m, last=last: last in m.content, timeout=10)
+                await ia.wait_message(saying(last), timeout=10)
                 replies[lang] = "\n".join(m.content for m in ia.messages)
     finally:
         await storage.close()
@@ -342,5 +348,5 @@ async def test_rows_sent_after_a_restart_keep_the_language_of_their_commit(
     edited = [i for i, r in enumerate(fake.requests)
               if r["method"] == "PATCH" and r["path"].endswith(f"/messages/{table.id}")]
     posted = [i for i, r in enumerate(fake.requests) if r["method"] == "POST"
-              and str((r["json"] or {}).get("content", "")).startswith("(Verspätet")]
+              and str(body_of(r).get("content", "")).startswith("(Verspätet")]
     assert edited and posted and edited[-1] < posted[0], "in the order of their commits"

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
-from typing import Any
 
 from discord import AppCommandOptionType
 
@@ -16,7 +15,7 @@ from bot import i18n
 from bot.commands import COMMANDS, CommandSpec, Param
 from bot.discord.slash import OPTION_TYPES
 from tests.discord.conftest import Scene, SeededBot
-from tests.fakediscord.models import FakeUser
+from tests.fakediscord.models import FakeUser, OptionValue
 
 LONG = ("<@123456789012345678> **@everyone** C4 mmr " * 200)[:6000]
 LANGUAGES = ("en-US", "fr", "de")
@@ -35,9 +34,9 @@ def free_text(param: Param) -> bool:
     return OPTION_TYPES[param.kind] is AppCommandOptionType.string and not param.choices
 
 
-def filled(spec: CommandSpec, long: Param, user: FakeUser) -> dict[str, Any]:
+def filled(spec: CommandSpec, long: Param, user: FakeUser) -> dict[str, OptionValue]:
     """The command's required options with ordinary values, and ``long`` with ``LONG``."""
-    ordinary: dict[str, Any] = {"building": "keep", "square": "C4", "age": "might",
+    ordinary: dict[str, OptionValue] = {"building": "keep", "square": "C4", "age": "might",
                                 "cards": "m", "int": 1, "number": 1.0, "hours": 1.0,
                                 "user": user, "seat": "Computer 1"}
     out = {p.name: ordinary[p.kind] for p in spec.params if p.required and p is not long}

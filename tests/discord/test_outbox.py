@@ -10,13 +10,12 @@ import asyncio
 import logging
 import time
 from dataclasses import replace
-from typing import Any
 
 import pytest
 
 import engine
 from bot.discord import app
-from bot.service import GameService, PermissionDenied
+from bot.service import GameInfo, GameService, PermissionDenied
 from bot.storage.sqlite import SqliteStorage
 from engine import Age, BuildingType
 from tests.discord.conftest import Scene, set_position, wait_until
@@ -30,7 +29,7 @@ def bot_messages(fake: FakeDiscord, ch: FakeChannel) -> list[FakeMessage]:
 
 
 async def two_seated(table: Table, alice: FakeUser,
-                     bob: FakeUser) -> tuple[Any, engine.GameState, FakeUser, FakeUser]:
+                     bob: FakeUser) -> tuple[GameInfo, engine.GameState, FakeUser, FakeUser]:
     """alice creates a 2-player game and bob joins (it starts): the game's info and state, and
     who plays first and second."""
     await table.slash(alice, "create", players=2)
@@ -205,7 +204,6 @@ async def test_confirm_then_cancel_says_the_move_was_played(
 
     fake, ch = scene.fake, scene.ch
     alice, bob = fake.add_user("alice"), fake.add_user("bob")
-    users = {alice.id: alice, bob.id: bob}
     async with fake.running(scene.bot()) as bot:
         table = Table(fake, bot, ch, [alice, bob])
         await table.slash(alice, "create", players=2)
@@ -213,7 +211,7 @@ async def test_confirm_then_cancel_says_the_move_was_played(
         info, _ = await table.state()
         prepared = position(2, hands={0: "mmmm"}, turn=0)
         await set_position(bot, ch.id, prepared)
-        red = users[info.user_of(0)]
+        red = table.user_at(info, 0)
         option = next(o for o in engine.construct_options(prepared, 0, Age.MIGHT,
                                                           BuildingType.KEEP))
         ia = await table.slash(red, "build", building="keep", square=option.square, age="might")
@@ -246,7 +244,6 @@ async def test_no_message_of_the_bot_can_ping_everyone(
 
     fake, ch = scene.fake, scene.ch
     alice, evil = fake.add_user("alice"), fake.add_user("@everyone", dms_open=False)
-    users = {alice.id: alice, evil.id: evil}
     async with fake.running(scene.bot()) as bot:
         table = Table(fake, bot, ch, [alice, evil])
         await table.slash(alice, "create", players=2)
@@ -264,7 +261,7 @@ async def test_no_message_of_the_bot_can_ping_everyone(
             order = sorted(seats, key=lambda s: s.user_id != alice.id)
             await tx.replace_seats(game.id, [replace(s, seat=i) for i, s in enumerate(order)])
         info, _ = await table.state()
-        await table.play(users[info.user_of(0)], engine.Construct(
+        await table.play(table.user_at(info, 0), engine.Construct(
             age=Age.MIGHT, building=BuildingType.HAMLET, square="H4"))
         prompt = await fake.wait_for_message(
             ch, lambda m: any(c.startswith("kh:ch:") for c in m.custom_ids()))

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
 
 import engine
 from bot.discord.app import KhronosBot, create_bot
@@ -16,7 +15,13 @@ from bot.settings import Settings
 from bot.storage.sqlite import SqliteStorage
 from tests.discord.test_bot_game import decodes
 from tests.fakediscord.fake import FakeDiscord
-from tests.fakediscord.models import FakeChannel, FakeUser
+from tests.fakediscord.models import (
+    FakeChannel,
+    FakeInteraction,
+    FakeMessage,
+    FakeUser,
+    OptionValue,
+)
 from tests.service.conftest import Clock
 
 
@@ -28,7 +33,7 @@ def make_bot(fake: FakeDiscord, storage: SqliteStorage, clock: Clock, data: Path
 
 
 async def slash(fake: FakeDiscord, user: FakeUser, ch: FakeChannel, name: str,
-                **options: Any) -> Any:
+                **options: OptionValue | None) -> FakeInteraction:
     ia = await fake.slash(user, ch, name, options={k: v for k, v in options.items()
                                                     if v is not None})
     await ia.wait_ack()
@@ -40,7 +45,9 @@ async def turn_of(bot: KhronosBot, ch: FakeChannel, users: dict[int, FakeUser]) 
     info, state = await bot.service.snapshot(ch.id)
     seat = engine.current_seat(state)
     assert seat is not None
-    return users[info.user_of(seat)]
+    user_id = info.user_of(seat)
+    assert user_id is not None
+    return users[user_id]
 
 
 async def fired(bot: KhronosBot, at_least: int) -> None:
@@ -59,7 +66,7 @@ async def fired(bot: KhronosBot, at_least: int) -> None:
         await asyncio.sleep(0.02)
 
 
-def reminders(fake: FakeDiscord, user: FakeUser) -> list[Any]:
+def reminders(fake: FakeDiscord, user: FakeUser) -> list[FakeMessage]:
     return [m for m in fake.dms(user) if m.content.startswith("Reminder")]
 
 

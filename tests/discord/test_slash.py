@@ -4,6 +4,7 @@ and where each command may be used."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,14 @@ from bot.storage.sqlite import SqliteStorage
 from engine import Age, BuildingType, Family
 from tests.discord.conftest import Scene, SeededBot, set_position
 from tests.fakediscord.fake import FakeDiscord
-from tests.fakediscord.models import CommandNotAvailable, FakeChannel, FakeGuild, FakeUser
+from tests.fakediscord.models import (
+    CommandNotAvailable,
+    FakeChannel,
+    FakeGuild,
+    FakeInteraction,
+    FakeUser,
+    OptionValue,
+)
 
 # Discord's option type numbers, written out here rather than taken from bot/discord/slash.py
 TYPE_OF_KIND = {"building": 3, "square": 3, "age": 3, "cards": 3, "topic": 3, "int": 4,
@@ -61,7 +69,7 @@ def declared(fake: FakeDiscord, guild: FakeGuild, spec: CommandSpec) -> dict[str
 
 
 async def run(fake: FakeDiscord, user: FakeUser, ch: FakeChannel, name: str,
-              **options: Any) -> Any:
+              **options: OptionValue) -> FakeInteraction:
     ia = await fake.slash(user, ch, name, options=options)
     await ia.wait_ack()
     await ia.wait_message(timeout=10)
@@ -142,7 +150,7 @@ async def test_the_game_group_serves_a_creator_who_is_no_admin(
 
 
 async def autocomplete(fake: FakeDiscord, user: FakeUser, ch: FakeChannel, command: str,
-                       focused: str, filled: dict[str, Any]) -> list[dict[str, Any]]:
+                       focused: str, filled: Mapping[str, OptionValue]) -> list[dict[str, Any]]:
     return await fake.autocomplete(user, ch, command, focused=focused,
                                    options={**filled, focused: ""})
 
@@ -180,7 +188,7 @@ async def test_build_options_in_discords_order_suggest_what_is_filled_so_far(
         assert [o["name"] for o in options] == ["age", "building", "square", "pay"]
         # R40: nothing is built on Reason, so it is not offered
         assert [c["value"] for c in options[0]["choices"]] == ["might", "faith"]
-        filled: dict[str, Any] = {}
+        filled: dict[str, str] = {}
         for opt in options:
             if opt["name"] == "age":
                 filled["age"] = "might"
@@ -225,7 +233,7 @@ async def test_upgrade_options_in_discords_order(scene: Scene, seeded_bot: Seede
 
         options = synced(fake, guild)["upgrade"]["options"]
         assert [o["name"] for o in options] == ["age", "square", "to", "at", "pay"]
-        filled: dict[str, Any] = {"age": "might"}
+        filled: dict[str, str] = {"age": "might"}
         got = await autocomplete(fake, player, ch, "upgrade", "square", filled)
         squares = list(dict.fromkeys(sq for sq, _, _ in legal))
         assert list(dict.fromkeys(c["value"] for c in got)) == squares[:25]

@@ -22,7 +22,6 @@ import signal
 import sqlite3
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -43,7 +42,7 @@ from tests.discord.test_stop_and_restart import (
     whose_turn,
 )
 from tests.fakediscord.fake import FakeDiscord
-from tests.fakediscord.models import FakeMessage, FakeUser
+from tests.fakediscord.models import FakeMessage, FakeUser, body_of
 
 SENDERS = ["command", "retry"]  # who sends the held post when the signal comes
 
@@ -53,15 +52,21 @@ def posts_of(fake: FakeDiscord, channel_id: int, nonce: str) -> int:
     replay included), but the injected failures of a first attempt."""
     path = f"/channels/{channel_id}/messages"
     return sum(1 for r in fake.requests if r["method"] == "POST" and r["path"] == path
-               and (r["json"] or {}).get("nonce") == nonce and r.get("status") != 503)
+               and body_of(r).get("nonce") == nonce and r.get("status") != 503)
 
 
-def row_states(data: Path) -> list[tuple[Any, ...]]:
+# an outbox row's id, attempts, next try, sent time and result
+RowState = tuple[int, int, float, float | None, str | None]
+
+
+def row_states(data: Path) -> list[RowState]:
     """Each row's stored attempts, next try, sent time and result (replies left out: only
     their interaction can send them)."""
     with sqlite3.connect(data / DB_FILENAME) as db:
-        return db.execute("SELECT id, attempts, next_at, sent_at, result FROM outbox "
-                          "WHERE kind != 'reply' ORDER BY id").fetchall()
+        rows: list[RowState] = db.execute(
+            "SELECT id, attempts, next_at, sent_at, result FROM outbox "
+            "WHERE kind != 'reply' ORDER BY id").fetchall()
+        return rows
 
 
 def table_messages(msgs: list[FakeMessage]) -> Counter[str]:
@@ -91,7 +96,7 @@ async def hold_a_table_post(scene: Scene, bot: BotProcess, sender: str
     held = [m for m in fake.requests if m["method"] == "POST" and m.get("status") is None
             and m["path"] == f"/channels/{scene.ch.id}/messages"]
     assert len(held) == 1, held
-    row = int(held[0]["json"]["nonce"][2:])
+    row = int(body_of(held[0])["nonce"][2:])
     assert row not in before
     mine = await all_rows(scene.data)
     second = await whose_turn(scene, users)

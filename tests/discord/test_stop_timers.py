@@ -43,6 +43,8 @@ from tests.storage.postgres.backend import BACKENDS, commits_held, needs_pg
 HOUR = 3600.0
 COMPUTER = {"KHRONOS_AI_WORKERS": "1", "KHRONOS_COMPUTER_DELAY": "0",
             "KHRONOS_COMPUTER_BUDGET": "0"}
+# a move of a game's log: (seq, seat, user id or None for a timer's move, step)
+Move = tuple[int, int, int | None, int]
 
 
 
@@ -97,7 +99,8 @@ class Site:
         self.shift_file.write_text(str(seconds))
 
     async def rows(self, sql: str) -> list[tuple[Any, ...]]:
-        """A query's rows, read from what is committed (SQL both backends take)."""
+        """A query's rows, read from what is committed (SQL both backends take; the values
+        as the database's driver gives them)."""
         url = self.env.get("KHRONOS_DATABASE_URL")
         if url is None:
             with sqlite3.connect(self.data / DB_FILENAME) as db:
@@ -108,8 +111,7 @@ class Site:
         finally:
             await conn.close()
 
-    async def moves(self, channel: FakeChannel | None = None
-                    ) -> list[tuple[int, int, int | None, int]]:
+    async def moves(self, channel: FakeChannel | None = None) -> list[Move]:
         """The log of the game of ``channel`` (the scene's by default): (seq, seat, user id
         or None for a timer's move, step)."""
         channel_id = (channel or self.scene.ch).id
@@ -256,7 +258,7 @@ async def deadline_game(scene: Scene, site: Site) -> tuple[list[FakeUser], FakeU
 
 
 async def deadline_applied_once(scene: Scene, site: Site, users: list[FakeUser],
-                                late: FakeUser, before: list[Any]) -> None:
+                                late: FakeUser, before: list[Move]) -> None:
     """A restart applies the deadline once: the turn passes to the other player by the
     timer's moves only, each step once, each row posted once."""
     assert await site.moves() == before, "nothing of the cut move was committed"
@@ -341,7 +343,7 @@ async def turn_of(site: Site, user: FakeUser) -> bool:
 
 
 async def computer_moved_once(scene: Scene, site: Site, alice: FakeUser,
-                              before: list[Any]) -> None:
+                              before: list[Move]) -> None:
     """A restart makes the computer's moves, each once, until alice's turn."""
     bot = await site.start(**COMPUTER)
     try:

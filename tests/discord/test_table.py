@@ -19,7 +19,7 @@ import discord
 
 import engine
 from bot.discord.app import KhronosBot
-from bot.service import GameService, Image, hand_text
+from bot.service import GameInfo, GameService, Image, hand_text
 from bot.service import Table as TurnTable
 from bot.service.outbox import delivery
 from bot.storage.sqlite import SqliteStorage
@@ -60,13 +60,14 @@ async def settled(bot: KhronosBot) -> None:
 
 
 async def started(scene: Scene, bot: KhronosBot, alice: FakeUser, bob: FakeUser,
-                  first_hand: str = "") -> tuple[Table, Any, FakeUser, FakeUser]:
+                  first_hand: str = "") -> tuple[Table, GameInfo, FakeUser, FakeUser]:
     """A started 2-player game; with ``first_hand``, the first player's turn goes on in a
     prepared position (those cards)."""
     table = Table(scene.fake, bot, scene.ch, [alice, bob])
     info, state, first, second = await two_seated(table, alice, bob)
     if first_hand:
         seat = info.seat_of(first.id)
+        assert seat is not None
         await set_position(bot, scene.ch.id, position(2, hands={seat: first_hand}, turn=seat))
     await settled(bot)
     return table, info, first, second
@@ -131,6 +132,7 @@ async def test_my_hand_is_the_readers_own_and_refused_to_others_boards_and_statu
             click = await fake.click(user, msg, buttons["hand"])
             answer = await click.wait_message(timeout=10)
             seat = info.seat_of(user.id)
+            assert seat is not None
             assert answer.ephemeral and answer.content.startswith(hand_text(state, seat)[:40])
             assert decodes(answer) and answer.attachments[0].filename == "hand.png"
         click = await fake.click(carl, msg, buttons["hand"])  # not seated: refused
@@ -358,6 +360,7 @@ async def test_the_hand_dm_is_edited_during_the_players_turn(scene: Scene) -> No
     async with fake.running(scene.bot()) as bot:
         table, info, first, second = await started(scene, bot, alice, bob, "mm")
         seat = info.seat_of(first.id)
+        assert seat is not None
         [living] = [m for m in fake.dms(first) if m.content.startswith("It is your turn.")]
         assert decodes(living), "his hand's picture with it"
         dms = len(fake.dms(first))
@@ -404,23 +407,33 @@ def v2_counts(components: list[dict[str, Any]]) -> tuple[int, int]:
     return count, chars
 
 
+def payload(view: discord.ui.LayoutView) -> list[dict[str, Any]]:
+    """The view's components as Discord receives them."""
+    # discord.py leaves LayoutView.to_components unannotated (View's is typed)
+    components: list[dict[str, Any]] = view.to_components()  # type: ignore[no-untyped-call]
+    return components
+
+
 def test_a_long_turn_fits_discords_limits_latest_moves_first() -> None:
     """60 moves of 200 characters and a 3,000-character question: the layout keeps within
     4,000 characters of text displays and 40 components, the plain message within 2,000;
     both keep the latest moves whole and count the ones left out (/history has them)."""
-    from bot.discord.table import layout, plain
+    from bot.discord.table import TableButton, layout, plain
 
     table = long_table(60, 200)
     view = layout(table, 7, "en", discord.File(io.BytesIO(b"png"), "table.png"), "alt")
-    count, chars = v2_counts(view.to_components())
+    count, chars = v2_counts(payload(view))
     assert count <= 40 and chars <= 4000
-    shown = " ".join(c["content"] for c in view.to_components()[0]["components"]
+    shown = " ".join(c["content"] for c in payload(view)[0]["components"]
                      if c["type"] == 10)
     assert "- move 59 " in shown and "- move 0 " not in shown and "earlier: /history)" in shown
     text, buttons = plain(table, 7, "en", "the picture in words")
     assert len(text) <= 2000 and "- move 59 " in text and "(Image: the picture in words)" in text
-    assert [b.custom_id for b in buttons.children] == [  # type: ignore[attr-defined]
-        "kh:tb:hand:7:1.0", "kh:tb:boards:7:1.0", "kh:tb:status:7:1.0"]
+    ids = []
+    for item in buttons.children:
+        assert isinstance(item, TableButton)
+        ids.append(item.custom_id)
+    assert ids == ["kh:tb:hand:7:1.0", "kh:tb:boards:7:1.0", "kh:tb:status:7:1.0"]
 
 
 async def test_a_pause_shows_on_the_table_and_the_resume_brings_the_new_deadline(

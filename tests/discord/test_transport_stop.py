@@ -6,12 +6,13 @@ later, a bug raised as it is)."""
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import cast
 
 import aiohttp
 import discord
 import pytest
 
+from bot.discord.host import Host
 from bot.discord.transport import DiscordTransport
 from bot.service.outbox import Delivery, RetryLater, Stopped
 
@@ -22,7 +23,8 @@ class Channel(discord.abc.Messageable):
     def __init__(self, error: Exception) -> None:
         self.error = error
 
-    async def send(self, *args: Any, **kwargs: Any) -> Any:
+    async def send(self, *args: object, **kwargs: object) -> discord.Message:
+        """Whatever it is asked to send (any of Messageable.send's forms): ``error``."""
         raise self.error
 
 
@@ -49,7 +51,8 @@ ERRORS = {
 
 async def send(error: Exception, *, closed: bool) -> None:
     bot = Bot(Channel(error), closed)
-    await DiscordTransport(cast(Any, bot)).send(PING)
+    # cast: for a ping row the transport asks only get_channel and is_closed of its host
+    await DiscordTransport(cast(Host, bot)).send(PING)
 
 
 @pytest.mark.parametrize("error", ERRORS.values(), ids=ERRORS.keys())

@@ -15,7 +15,9 @@ from .models import (
     FakeRole,
     FakeUser,
     Intent,
+    OptionValue,
     Perm,
+    RequestRecord,
 )
 
 __all__ = [
@@ -34,5 +36,7 @@ __all__ = [
     "FakeRole",
     "FakeUser",
     "Intent",
+    "OptionValue",
     "Perm",
+    "RequestRecord",
 ]

@@ -20,14 +20,16 @@ import asyncio
 import contextlib
 import secrets
 import socket
-from collections.abc import AsyncIterator, Callable, Iterable
-from typing import Any
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any, TypeVar
 
 import discord
 import yarl
 from aiohttp import web
+from discord.state import AutoShardedConnectionState
+from discord.ui.view import BaseView
 
-from .gateway import GatewayMixin
+from .gateway import MessageEvents
 from .models import (
     CommandNotAvailable,
     FakeAttachment,
@@ -39,14 +41,14 @@ from .models import (
     FakeMessage,
     FakeRole,
     FakeUser,
-    Intent,
-    Overwrite,
+    OptionValue,
     Perm,
     snowflake,
 )
 from .rest import RestMixin
 
 ATTACHMENT_SIZE_LIMIT = 10 * 1024 * 1024
+ClientT = TypeVar("ClientT", bound=discord.Client)
 _DEFAULT_IDENTIFY_HOOK = discord.Client.before_identify_hook
 
 
@@ -79,512 +81,9 @@ class DiscordPyPatch:
         self.restore()
 
 
-class FakeDiscord(RestMixin, GatewayMixin):
-    def __init__(
-        self,
-        *,
-        token: str = "fake-bot-token",
-        bot_name: str = "TestBot",
-        shard_count: int = 1,
-        interaction_window: float = 3.0,
-        followup_window: float = 15 * 60.0,
-        heartbeat_interval: float = 41.25,
-        allowed_privileged_intents: int = Intent.PRIVILEGED,
-    ) -> None:
-        self.token = token
-        self.shard_count = shard_count
-        self.interaction_window = interaction_window  # seconds to the first callback
-        # HTTP statuses to answer the next channel/DM message posts with (fault injection:
-        # 503 is a DiscordServerError for discord.py, which does not retry it by itself)
-        self.post_failures: list[int] = []
-        # seconds each channel/DM message post takes (a slow Discord: deliveries in flight),
-        # and how many posts are being handled now
-        self.post_delay = 0.0
-        self.posts_in_flight = 0
-        # channels (or DM channels) whose message posts wait while they are in this set
-        self.held_channels: set[int] = set()
-        # channels (or DM channels) whose message edits wait while they are in this set, and
-        # how many edits are waiting now
-        self.held_edits: set[int] = set()
-        self.edits_in_flight = 0
-        self.messages_posted = 0  # message posts accepted (a nonce replay is not counted)
-        self.messages_edited = 0  # channel and DM message edits accepted
-        self.followup_window = followup_window  # seconds the interaction token stays valid
-        self.heartbeat_interval = heartbeat_interval
-        self.allowed_privileged_intents = allowed_privileged_intents
-        self.application_id = snowflake()
-        self.bot_user = FakeUser(id=self.application_id, name=bot_name, bot=True, dms_open=False)
-        self.app_owner = FakeUser(id=snowflake(), name="app-owner")
-        self.users: dict[int, FakeUser] = {u.id: u for u in (self.bot_user, self.app_owner)}
-        self.guilds: dict[int, FakeGuild] = {}
-        self.channels: dict[int, FakeChannel] = {}
-        self.dm_channels: dict[int, FakeChannel] = {}  # user id -> DM channel
-        self.messages: dict[int, FakeMessage] = {}
-        self.uploads: dict[int, FakeAttachment] = {}  # attachment options sent by users
-        self.global_commands: dict[int, FakeCommand] = {}
-        self.guild_commands: dict[int, dict[int, FakeCommand]] = {}
-        self.sync_count = 0
-        self.interactions: dict[int, FakeInteraction] = {}
-        self.interactions_by_token: dict[str, FakeInteraction] = {}
-        self._msg_changed = asyncio.Event()
-        self._runner: web.AppRunner | None = None
-        self._patch: DiscordPyPatch | None = None
-        self.port = 0
-        self._init_rest()
-        self._init_gateway()
-
-    # ------------------------------------------------------------------ lifecycle
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def api_base(self) -> str:
-        return f"{self.base_url}/api/v10"
-
-    @property
-    def gateway_url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}/gateway"
-
-    @property
-    def cdn_base(self) -> str:
-        return f"{self.base_url}/cdn"
-
-    @property
-    def application_flags(self) -> int:
-        flags = 0
-        allowed = self.allowed_privileged_intents
-        if allowed & Intent.GUILD_PRESENCES:
-            flags |= 1 << 13
-        if allowed & Intent.GUILD_MEMBERS:
-            flags |= 1 << 15
-        if allowed & Intent.MESSAGE_CONTENT:
-            flags |= 1 << 19
-        return flags
-
-    async def start(self) -> FakeDiscord:
-        app = web.Application(client_max_size=64 * 1024 * 1024)
-        app.router.add_get("/gateway", self._gateway_handler)
-        app.router.add_get("/gateway/", self._gateway_handler)
-        app.router.add_route("*", r"/api/v{version:\d+}/{tail:.*}", self._api_handler)
-        app.router.add_get(
-            "/attachments/{channel_id}/{attachment_id}/{filename}", self._attachment_handler
-        )
-        app.router.add_get("/cdn/{tail:.*}", self._cdn_handler)
-        self._runner = web.AppRunner(
-            app, handle_signals=False, access_log=None, shutdown_timeout=0.5
-        )
-        await self._runner.setup()
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(("127.0.0.1", 0))
-        self.port = sock.getsockname()[1]
-        await web.SockSite(self._runner, sock).start()
-        return self
-
-    async def stop(self) -> None:
-        if self._patch is not None:
-            self._patch.restore()
-        for conn in list(self.connections):
-            await conn.ws.close(code=1001, message=b"fakediscord stopping")
-        if self._runner is not None:
-            await self._runner.cleanup()
-            self._runner = None
-
-    async def __aenter__(self) -> FakeDiscord:
-        return await self.start()
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.stop()
-
-    def configure_discord_py(self) -> DiscordPyPatch:
-        """Set discord.py's Route.BASE / DEFAULT_GATEWAY / Asset.BASE to this fake.
-
-        Takes effect immediately; the returned object restores the old values on
-        ``restore()`` or when used as a context manager. ``stop()`` also restores."""
-        if not self.port:
-            raise RuntimeError("start() the fake before configuring discord.py")
-        if self._patch is not None:
-            self._patch.restore()
-        self._patch = DiscordPyPatch(self)
-        return self._patch
-
-    @staticmethod
-    def loop_time() -> float:
-        return asyncio.get_running_loop().time()
-
-    @contextlib.asynccontextmanager
-    async def running(
-        self,
-        client: Any,
-        *,
-        token: str | None = None,
-        timeout: float = 10.0,
-        guild_ready_timeout: float | None = 0.2,
-        fast_identify: bool = True,
-    ) -> AsyncIterator[Any]:
-        """Start ``client`` against the fake, wait for on_ready, close it cleanly afterwards.
-
-        Two speed-ups for tests, both on this client instance only:
-        ``guild_ready_timeout`` overrides discord.py's 2 s wait after the last GUILD_CREATE
-        (None keeps the client's setting); ``fast_identify`` replaces the default
-        ``before_identify_hook``, which sleeps 5 s before every non-initial IDENTIFY
-        (further shards, re-identify after a dropped session)."""
-        if guild_ready_timeout is not None:
-            client._connection.guild_ready_timeout = guild_ready_timeout
-        if fast_identify and type(client).before_identify_hook is _DEFAULT_IDENTIFY_HOOK:
-
-            async def no_wait(shard_id: int | None, *, initial: bool = False) -> None:
-                return None
-
-            client.before_identify_hook = no_wait
-        task = asyncio.create_task(client.start(token or self.token), name="fakediscord-client")
-        try:
-            loop = asyncio.get_running_loop()
-            deadline = loop.time() + timeout
-            while not client.is_ready():
-                if task.done():
-                    task.result()  # re-raise the login/connect error
-                    raise RuntimeError("client stopped before becoming ready")
-                if loop.time() > deadline:
-                    raise TimeoutError("client did not become ready against the fake")
-                await asyncio.sleep(0.01)
-            yield client
-        finally:
-            await client.close()
-            with contextlib.suppress(asyncio.CancelledError):
-                await asyncio.wait_for(task, 5.0)
-            await _drain_client_tasks(client)
-
-    # ------------------------------------------------------------------ world building
-    def add_guild(
-        self,
-        name: str = "Test Guild",
-        *,
-        owner: FakeUser | None = None,
-        everyone_permissions: int = Perm.EVERYONE_DEFAULT,
-        bot_permissions: int = Perm.BOT_DEFAULT,
-        locale: str = "en-US",
-    ) -> FakeGuild:
-        """A guild with @everyone, an "Admin" role (ADMINISTRATOR), the bot as member, an owner."""
-        gid = snowflake()
-        owner = owner or self.add_user(f"{name.lower().replace(' ', '-')}-owner", guilds=())
-        guild = FakeGuild(id=gid, name=name, owner_id=owner.id, locale=locale)
-        guild.roles[gid] = FakeRole(id=gid, name="@everyone", permissions=everyone_permissions)
-        admin = FakeRole(id=snowflake(), name="Admin", permissions=Perm.ADMINISTRATOR, position=2)
-        bot_role = FakeRole(
-            id=snowflake(),
-            name=self.bot_user.name,
-            permissions=bot_permissions,
-            position=1,
-            managed=True,
-        )
-        guild.roles[admin.id] = admin
-        guild.roles[bot_role.id] = bot_role
-        self.guilds[gid] = guild
-        guild.bot_member = self.add_member(guild, self.bot_user, roles=[bot_role])
-        self.add_member(guild, owner)
-        return guild
-
-    def add_user(
-        self,
-        name: str,
-        *,
-        dms_open: bool = True,
-        admin: bool = False,
-        guilds: Iterable[FakeGuild] | None = None,
-        global_name: str | None = None,
-        locale: str = "en-US",
-        bot: bool = False,
-    ) -> FakeUser:
-        """A user; by default a member of every guild added so far (``guilds=()`` for none).
-
-        ``admin=True`` gives them the guilds' Admin role (ADMINISTRATOR permission)."""
-        user = FakeUser(
-            id=snowflake(),
-            name=name,
-            global_name=global_name,
-            dms_open=dms_open,
-            locale=locale,
-            bot=bot,
-        )
-        self.users[user.id] = user
-        for guild in self.guilds.values() if guilds is None else guilds:
-            self.add_member(guild, user, admin=admin)
-        return user
-
-    def add_member(
-        self,
-        guild: FakeGuild,
-        user: FakeUser,
-        *,
-        admin: bool = False,
-        roles: Iterable[FakeRole] = (),
-        nick: str | None = None,
-    ) -> FakeMember:
-        role_ids = [r.id for r in roles]
-        if admin:
-            role_ids.append(guild.admin_role.id)
-        member = FakeMember(user=user, guild=guild, role_ids=role_ids, nick=nick)
-        guild.members[user.id] = member
-        return member
-
-    def add_role(self, guild: FakeGuild, name: str, permissions: int = 0) -> FakeRole:
-        role = FakeRole(
-            id=snowflake(), name=name, permissions=permissions, position=len(guild.roles)
-        )
-        guild.roles[role.id] = role
-        return role
-
-    def grant_role(self, guild: FakeGuild, user: FakeUser, role: FakeRole) -> None:
-        member = guild.members[user.id]
-        if role.id not in member.role_ids:
-            member.role_ids.append(role.id)
-
-    def add_channel(
-        self, guild: FakeGuild, name: str, *, topic: str | None = None, position: int | None = None
-    ) -> FakeChannel:
-        channel = FakeChannel(
-            id=snowflake(),
-            name=name,
-            type=0,
-            guild=guild,
-            topic=topic,
-            position=len(guild.channels) if position is None else position,
-        )
-        guild.channels[channel.id] = channel
-        self.channels[channel.id] = channel
-        return channel
-
-    def add_thread(
-        self,
-        parent: FakeChannel,
-        name: str,
-        *,
-        owner: FakeUser | None = None,
-        private: bool = False,
-        thread_id: int | None = None,
-    ) -> FakeChannel:
-        assert parent.guild is not None and not parent.is_thread
-        thread = FakeChannel(
-            id=thread_id or snowflake(),
-            name=name,
-            type=12 if private else 11,
-            guild=parent.guild,
-            parent_id=parent.id,
-            owner_id=(owner or self.bot_user).id,
-        )
-        parent.guild.channels[thread.id] = thread
-        self.channels[thread.id] = thread
-        return thread
-
-    def set_permissions(
-        self,
-        channel: FakeChannel,
-        target: FakeRole | FakeUser | FakeGuild,
-        *,
-        allow: int = 0,
-        deny: int = 0,
-    ) -> None:
-        """Channel permission overwrite for a role, a member, or the guild (= @everyone)."""
-        kind = 1 if isinstance(target, FakeUser) else 0
-        channel.overwrites = [o for o in channel.overwrites if o.id != target.id]
-        channel.overwrites.append(Overwrite(id=target.id, type=kind, allow=allow, deny=deny))
-
-    def dm_channel(self, user: FakeUser) -> FakeChannel:
-        """The DM channel between the bot and ``user`` (created on first use)."""
-        channel = self.dm_channels.get(user.id)
-        if channel is None:
-            channel = FakeChannel(id=snowflake(), name="", type=1, recipient=user)
-            self.dm_channels[user.id] = channel
-            self.channels[channel.id] = channel
-        return channel
-
-    def application_payload(self) -> dict[str, Any]:
-        return {
-            "id": str(self.application_id),
-            "name": self.bot_user.name,
-            "icon": None,
-            "description": "",
-            "summary": "",
-            "type": None,
-            "bot": self.bot_user.payload(),
-            "bot_public": True,
-            "bot_require_code_grant": False,
-            "owner": self.app_owner.payload(),
-            "team": None,
-            "verify_key": "0" * 64,
-            "flags": self.application_flags,
-            "redirect_uris": [],
-            "interactions_endpoint_url": None,
-            "approximate_guild_count": len(self.guilds),
-            "tags": [],
-        }
-
-    # ------------------------------------------------------------------ inspection
-    def channel_messages(self, channel: FakeChannel | int) -> list[FakeMessage]:
-        """Visible (non-ephemeral, not deleted) messages of a channel, oldest first."""
-        cid = channel if isinstance(channel, int) else channel.id
-        return sorted(
-            (
-                m
-                for m in self.messages.values()
-                if m.channel_id == cid and not m.deleted and not m.ephemeral
-            ),
-            key=lambda m: m.id,
-        )
-
-    def dms(self, user: FakeUser) -> list[FakeMessage]:
-        """Messages in the DM channel between the bot and ``user``."""
-        channel = self.dm_channels.get(user.id)
-        return [] if channel is None else self.channel_messages(channel)
-
-    def get_message(self, message_id: int) -> FakeMessage:
-        return self.messages[message_id]
-
-    def commands(self, guild: FakeGuild | None = None) -> list[FakeCommand]:
-        """The synced commands (global, or of ``guild``)."""
-        store = self.global_commands if guild is None else self.guild_commands.get(guild.id, {})
-        return list(store.values())
-
-    def command_names(self, guild: FakeGuild | None = None) -> set[str]:
-        return {c.name for c in self.commands(guild)}
-
-    @property
-    def last_interaction(self) -> FakeInteraction | None:
-        return next(reversed(self.interactions.values()), None)
-
-    def _notify_messages(self) -> None:
-        self._msg_changed.set()
-        self._msg_changed = asyncio.Event()
-
-    async def wait_for_message(
-        self,
-        channel: FakeChannel | int,
-        predicate: Callable[[FakeMessage], bool] | None = None,
-        timeout: float = 3.0,
-        *,
-        after: int | FakeMessage | None = None,
-    ) -> FakeMessage:
-        """First visible message in ``channel`` (newer than ``after``) that matches."""
-        after_id = after.id if isinstance(after, FakeMessage) else (after or 0)
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while True:
-            for msg in self.channel_messages(channel):
-                if msg.id > after_id and (predicate is None or predicate(msg)):
-                    return msg
-            remaining = deadline - loop.time()
-            if remaining <= 0:
-                cid = channel if isinstance(channel, int) else channel.id
-                seen = [m.content[:60] for m in self.channel_messages(channel)]
-                raise TimeoutError(
-                    f"no matching message in channel {cid} within {timeout}s; saw {seen}"
-                )
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._msg_changed.wait(), remaining)
-
-    async def wait_for_dm(
-        self,
-        user: FakeUser,
-        predicate: Callable[[FakeMessage], bool] | None = None,
-        timeout: float = 3.0,
-    ) -> FakeMessage:
-        return await self.wait_for_message(self.dm_channel(user), predicate, timeout)
-
-    # ------------------------------------------------------------------ message bookkeeping
-    def _new_message(
-        self, channel: FakeChannel, author: FakeUser, *, interaction: FakeInteraction | None = None
-    ) -> FakeMessage:
-        guild = channel.guild
-        msg = FakeMessage(
-            id=snowflake(),
-            channel_id=channel.id,
-            author=author,
-            guild_id=guild.id if guild else None,
-            member=guild.member(author) if guild else None,
-        )
-        if interaction is not None:
-            msg.interaction_id = interaction.id
-            msg.interaction_user = interaction.user
-            msg.webhook_id = self.application_id
-            msg.application_id = self.application_id
-            if interaction.type == 2:
-                msg.interaction_name = str(interaction.payload["data"].get("name"))
-        return msg
-
-    def _message_intent(self, msg: FakeMessage) -> int:
-        return Intent.GUILD_MESSAGES if msg.guild_id else Intent.DIRECT_MESSAGES
-
-    async def _store_message(self, msg: FakeMessage) -> None:
-        self.messages[msg.id] = msg
-        if msg.ephemeral:
-            self._notify_messages()
-            return
-        channel = self.channels.get(msg.channel_id)
-        if channel is not None:
-            channel.last_message_id = msg.id
-        self._notify_messages()
-        if not msg.loading:
-            await self.dispatch_event(
-                "MESSAGE_CREATE",
-                self._gateway_message(msg),
-                guild_id=msg.guild_id,
-                intent=self._message_intent(msg),
-            )
-
-    def _gateway_message(self, msg: FakeMessage) -> dict[str, Any]:
-        data = msg.payload()
-        session = self._session_for(msg.guild_id)
-        bot_mentioned = f"<@{self.bot_user.id}>" in msg.content
-        if (
-            session is not None
-            and not session.has(Intent.MESSAGE_CONTENT)
-            and msg.guild_id is not None
-            and msg.author.id != self.bot_user.id
-            and not bot_mentioned
-        ):
-            data.update(content="", embeds=[], attachments=[], components=[])
-        return data
-
-    async def _message_updated(self, msg: FakeMessage) -> None:
-        self._notify_messages()
-        if not msg.ephemeral:
-            await self.dispatch_event(
-                "MESSAGE_UPDATE",
-                self._gateway_message(msg),
-                guild_id=msg.guild_id,
-                intent=self._message_intent(msg),
-            )
-
-    async def _delete(self, msg: FakeMessage) -> None:
-        msg.deleted = True
-        self._notify_messages()
-        if not msg.ephemeral:
-            data = {"id": str(msg.id), "channel_id": str(msg.channel_id)}
-            if msg.guild_id:
-                data["guild_id"] = str(msg.guild_id)
-            await self.dispatch_event(
-                "MESSAGE_DELETE", data, guild_id=msg.guild_id, intent=self._message_intent(msg)
-            )
-
-    # ------------------------------------------------------------------ users acting
-    async def user_message(
-        self, user: FakeUser, channel: FakeChannel | None, content: str
-    ) -> FakeMessage:
-        """``user`` types ``content`` into ``channel`` (None: their DM with the bot)."""
-        channel = channel or self.dm_channel(user)
-        if channel.guild is not None:
-            member = channel.guild.member(user)
-            if member is None:
-                raise CommandNotAvailable(f"{user.name} is not a member of {channel.guild.name}")
-            needed = Perm.SEND_MESSAGES_IN_THREADS if channel.is_thread else Perm.SEND_MESSAGES
-            if not channel.guild.permissions_for(member, channel) & needed:
-                raise CommandNotAvailable(f"{user.name} cannot send messages in #{channel.name}")
-        msg = self._new_message(channel, user)
-        msg.content = content
-        await self._store_message(msg)
-        return msg
+class CommandOptions(MessageEvents):
+    """The driver's reading of a command as the Discord client would send it: the command
+    looked up where the user is, whether he may use it, its options resolved and checked."""
 
     def _lookup_command(self, name: str, guild: FakeGuild | None, ctype: int) -> FakeCommand:
         stores = []
@@ -636,7 +135,11 @@ class FakeDiscord(RestMixin, GatewayMixin):
                 )
 
     def _resolve_user(
-        self, value: Any, guild: FakeGuild | None, channel: FakeChannel, resolved: dict[str, Any]
+        self,
+        value: OptionValue,
+        guild: FakeGuild | None,
+        channel: FakeChannel,
+        resolved: dict[str, Any],
     ) -> str:
         user = value.user if isinstance(value, FakeMember) else value
         if isinstance(user, int):
@@ -654,11 +157,11 @@ class FakeDiscord(RestMixin, GatewayMixin):
     def _resolve_value(
         self,
         spec: dict[str, Any],
-        value: Any,
+        value: OptionValue,
         user: FakeUser,
         channel: FakeChannel,
         resolved: dict[str, Any],
-    ) -> Any:
+    ) -> str | int | float | bool:
         otype = int(spec["type"])
         guild = channel.guild
         member = guild.member(user) if guild else None
@@ -684,7 +187,7 @@ class FakeDiscord(RestMixin, GatewayMixin):
         if otype == 11:
             if isinstance(value, FakeAttachment):
                 att = value
-            else:
+            elif isinstance(value, tuple):
                 filename, data, *rest = value
                 att = FakeAttachment(
                     id=snowflake(),
@@ -692,6 +195,9 @@ class FakeDiscord(RestMixin, GatewayMixin):
                     data=data,
                     description=rest[0] if rest else None,
                 )
+            else:
+                raise TypeError(f"option {spec['name']!r} expects a FakeAttachment or "
+                                f"(file name, bytes[, description]), got {value!r}")
             att.url = f"{self.base_url}/attachments/{channel.id}/{att.id}/{att.filename}"
             self.uploads[att.id] = att
             resolved.setdefault("attachments", {})[str(att.id)] = att.payload()
@@ -699,16 +205,19 @@ class FakeDiscord(RestMixin, GatewayMixin):
         if otype == 3:
             return str(value)
         if otype == 4:
-            if isinstance(value, bool) or int(value) != value:
+            if not isinstance(value, int | float) or isinstance(value, bool) or (
+                    int(value) != value):
                 raise TypeError(f"option {spec['name']!r} expects an integer, got {value!r}")
             return int(value)
         if otype == 10:
+            if not isinstance(value, str | int | float):
+                raise TypeError(f"option {spec['name']!r} expects a number, got {value!r}")
             return float(value)
         if otype == 5:
             return bool(value)
         raise ValueError(f"unsupported option type {otype}")
 
-    def _check_limits(self, spec: dict[str, Any], value: Any) -> None:
+    def _check_limits(self, spec: dict[str, Any], value: str | int | float | bool) -> None:
         name = spec["name"]
         choices = spec.get("choices")
         if choices and value not in [c["value"] for c in choices]:
@@ -719,6 +228,7 @@ class FakeDiscord(RestMixin, GatewayMixin):
             if (lo is not None and value < lo) or (hi is not None and value > hi):
                 raise ValueError(f"option {name!r}: {value!r} outside [{lo}, {hi}]")
         if otype == 3:
+            assert isinstance(value, str)  # _resolve_value made it one
             lo, hi = spec.get("min_length", 0), spec.get("max_length", 6000)
             if not lo <= len(value) <= hi:
                 raise ValueError(f"option {name!r}: length {len(value)} outside [{lo}, {hi}]")
@@ -727,7 +237,7 @@ class FakeDiscord(RestMixin, GatewayMixin):
         self,
         cmd: FakeCommand,
         path: list[str],
-        options: dict[str, Any],
+        options: Mapping[str, OptionValue],
         user: FakeUser,
         channel: FakeChannel,
         focused: str | None,
@@ -846,6 +356,29 @@ class FakeDiscord(RestMixin, GatewayMixin):
         await session.dispatch("INTERACTION_CREATE", payload)
         return ia
 
+
+
+class Users(CommandOptions):
+    """The driver: users typing, running commands, clicking, picking, filling in modals."""
+
+    # ------------------------------------------------------------------ users acting
+    async def user_message(
+        self, user: FakeUser, channel: FakeChannel | None, content: str
+    ) -> FakeMessage:
+        """``user`` types ``content`` into ``channel`` (None: their DM with the bot)."""
+        channel = channel or self.dm_channel(user)
+        if channel.guild is not None:
+            member = channel.guild.member(user)
+            if member is None:
+                raise CommandNotAvailable(f"{user.name} is not a member of {channel.guild.name}")
+            needed = Perm.SEND_MESSAGES_IN_THREADS if channel.is_thread else Perm.SEND_MESSAGES
+            if not channel.guild.permissions_for(member, channel) & needed:
+                raise CommandNotAvailable(f"{user.name} cannot send messages in #{channel.name}")
+        msg = self._new_message(channel, user)
+        msg.content = content
+        await self._store_message(msg)
+        return msg
+
     def _where(self, user: FakeUser, channel: FakeChannel | None) -> FakeChannel:
         return channel if channel is not None else self.dm_channel(user)
 
@@ -856,7 +389,7 @@ class FakeDiscord(RestMixin, GatewayMixin):
         command: str,
         *,
         subcommand: str | None = None,
-        options: dict[str, Any] | None = None,
+        options: Mapping[str, OptionValue] | None = None,
         locale: str | None = None,
     ) -> FakeInteraction:
         """``user`` runs a chat-input command in ``channel`` (None: in their DM with the bot).
@@ -885,7 +418,7 @@ class FakeDiscord(RestMixin, GatewayMixin):
         *,
         focused: str,
         subcommand: str | None = None,
-        options: dict[str, Any] | None = None,
+        options: Mapping[str, OptionValue] | None = None,
         timeout: float = 3.0,
     ) -> list[dict[str, Any]]:
         """``user`` is typing into option ``focused`` (its partial text in ``options``).
@@ -905,7 +438,7 @@ class FakeDiscord(RestMixin, GatewayMixin):
         *,
         focused: str,
         subcommand: str | None = None,
-        options: dict[str, Any] | None = None,
+        options: Mapping[str, OptionValue] | None = None,
     ) -> FakeInteraction:
         where = self._where(user, channel)
         names = command.split() + (subcommand.split() if subcommand else [])
@@ -993,7 +526,11 @@ class FakeDiscord(RestMixin, GatewayMixin):
         )
 
     async def select(
-        self, user: FakeUser, message: FakeMessage | int, custom_id: str, values: list[Any]
+        self,
+        user: FakeUser,
+        message: FakeMessage | int,
+        custom_id: str,
+        values: Sequence[OptionValue],
     ) -> FakeInteraction:
         """``user`` picks ``values`` in the select menu ``custom_id``.
 
@@ -1075,19 +612,119 @@ class FakeDiscord(RestMixin, GatewayMixin):
         )
 
 
-async def _drain_client_tasks(client: Any, timeout: float = 2.0) -> None:
+
+class FakeDiscord(Users, RestMixin):
+    """The fake Discord: the world, its gateway and REST API on one local port, driven by
+    the test's users."""
+
+    _runner: web.AppRunner | None = None
+    _patch: DiscordPyPatch | None = None
+
+    # ------------------------------------------------------------------ lifecycle
+    async def start(self) -> FakeDiscord:
+        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app.router.add_get("/gateway", self._gateway_handler)
+        app.router.add_get("/gateway/", self._gateway_handler)
+        app.router.add_route("*", r"/api/v{version:\d+}/{tail:.*}", self._api_handler)
+        app.router.add_get(
+            "/attachments/{channel_id}/{attachment_id}/{filename}", self._attachment_handler
+        )
+        app.router.add_get("/cdn/{tail:.*}", self._cdn_handler)
+        self._runner = web.AppRunner(
+            app, handle_signals=False, access_log=None, shutdown_timeout=0.5
+        )
+        await self._runner.setup()
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", 0))
+        self.port = sock.getsockname()[1]
+        await web.SockSite(self._runner, sock).start()
+        return self
+
+    async def stop(self) -> None:
+        if self._patch is not None:
+            self._patch.restore()
+        for conn in list(self.connections):
+            await conn.ws.close(code=1001, message=b"fakediscord stopping")
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    async def __aenter__(self) -> FakeDiscord:
+        return await self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    def configure_discord_py(self) -> DiscordPyPatch:
+        """Set discord.py's Route.BASE / DEFAULT_GATEWAY / Asset.BASE to this fake.
+
+        Takes effect immediately; the returned object restores the old values on
+        ``restore()`` or when used as a context manager. ``stop()`` also restores."""
+        if not self.port:
+            raise RuntimeError("start() the fake before configuring discord.py")
+        if self._patch is not None:
+            self._patch.restore()
+        self._patch = DiscordPyPatch(self)
+        return self._patch
+
+    @contextlib.asynccontextmanager
+    async def running(
+        self,
+        client: ClientT,
+        *,
+        token: str | None = None,
+        timeout: float = 10.0,
+        guild_ready_timeout: float | None = 0.2,
+        fast_identify: bool = True,
+    ) -> AsyncIterator[ClientT]:
+        """Start ``client`` against the fake, wait for on_ready, close it cleanly afterwards.
+
+        Two speed-ups for tests, both on this client instance only:
+        ``guild_ready_timeout`` overrides discord.py's 2 s wait after the last GUILD_CREATE
+        (None keeps the client's setting); ``fast_identify`` replaces the default
+        ``before_identify_hook``, which sleeps 5 s before every non-initial IDENTIFY
+        (further shards, re-identify after a dropped session)."""
+        if guild_ready_timeout is not None:
+            client._connection.guild_ready_timeout = guild_ready_timeout
+        if fast_identify and type(client).before_identify_hook is _DEFAULT_IDENTIFY_HOOK:
+
+            async def no_wait(shard_id: int | None, *, initial: bool = False) -> None:
+                return None
+
+            client.before_identify_hook = no_wait  # type: ignore[method-assign]
+        task = asyncio.create_task(client.start(token or self.token), name="fakediscord-client")
+        try:
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + timeout
+            while not client.is_ready():
+                if task.done():
+                    task.result()  # re-raise the login/connect error
+                    raise RuntimeError("client stopped before becoming ready")
+                if loop.time() > deadline:
+                    raise TimeoutError("client did not become ready against the fake")
+                await asyncio.sleep(0.01)
+            yield client
+        finally:
+            await client.close()
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.wait_for(task, 5.0)
+            await _drain_client_tasks(client)
+
+
+async def _drain_client_tasks(client: discord.Client, timeout: float = 2.0) -> None:
     """After close(): let discord.py's fire-and-forget tasks (command/view dispatch, the
     on_ready delay) finish, cancelling stragglers, so no task outlives the test's loop."""
     current = asyncio.current_task()
     prefixes = ("CommandTree-invoker", "discord-ui-", "discord.py:")
-    state = getattr(client, "_connection", None)
-    own: list[asyncio.Task[Any]] = []
-    if state is not None:
-        if getattr(state, "_ready_task", None) is not None:
-            own.append(state._ready_task)
-        own.extend(getattr(state, "_ready_tasks", {}).values())
+    state = client._connection
+    own: list[asyncio.Task[object]] = []
+    if state._ready_task is not None:
+        own.append(state._ready_task)
+    if isinstance(state, AutoShardedConnectionState):
+        own.extend(state._ready_tasks.values())
 
-    def pending() -> list[asyncio.Task[Any]]:
+    def pending() -> list[asyncio.Task[object]]:
         named = [t for t in asyncio.all_tasks() if t.get_name().startswith(prefixes)]
         return [t for t in {*own, *named} if t is not current and not t.done()]
 
@@ -1096,19 +733,17 @@ async def _drain_client_tasks(client: Any, timeout: float = 2.0) -> None:
     while (left := pending()) and loop.time() < deadline:
         await asyncio.wait(left, timeout=deadline - loop.time())
     # Views with a timeout keep an (unnamed) timer task alive after close(): stop them.
-    store = getattr(state, "_view_store", None)
-    if store is not None:
-        views = {id(v): v for v in getattr(store, "_synced_message_views", {}).values()}
-        for items in getattr(store, "_views", {}).values():
-            for item in items.values():
-                view = getattr(item, "view", None)
-                if view is not None:
-                    views[id(view)] = view
-        views.update({id(m): m for m in getattr(store, "_modals", {}).values()})
-        for view in views.values():
-            with contextlib.suppress(Exception):
-                view.stop()
-        await asyncio.sleep(0)
+    store = state._view_store
+    views: dict[int, BaseView] = {id(v): v for v in store._synced_message_views.values()}
+    for items in store._views.values():
+        for item in items.values():
+            if item.view is not None:
+                views[id(item.view)] = item.view
+    views.update({id(m): m for m in store._modals.values()})
+    for view in views.values():
+        with contextlib.suppress(Exception):
+            view.stop()
+    await asyncio.sleep(0)
     while (left := pending()) and loop.time() < deadline:
         await asyncio.wait(left, timeout=deadline - loop.time())
     left = pending()

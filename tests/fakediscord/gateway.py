@@ -6,108 +6,46 @@ re-identifies), REQUEST_GUILD_MEMBERS -> GUILD_MEMBERS_CHUNK, PRESENCE_UPDATE (r
 ``compress=zlib-stream`` transport compression, sharding (``shard`` in IDENTIFY).
 """
 
+
 from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import secrets
-import zlib
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from aiohttp import WSMsgType, web
 
-from .models import FakeGuild, Intent
-
-if TYPE_CHECKING:
-    from .fake import FakeDiscord
-
-log = logging.getLogger("fakediscord.gateway")
-
-OP_DISPATCH = 0
-OP_HEARTBEAT = 1
-OP_IDENTIFY = 2
-OP_PRESENCE = 3
-OP_VOICE_STATE = 4
-OP_RESUME = 6
-OP_RECONNECT = 7
-OP_REQUEST_MEMBERS = 8
-OP_INVALID_SESSION = 9
-OP_HELLO = 10
-OP_HEARTBEAT_ACK = 11
-
-
-class GatewayConnection:
-    """One websocket connection (a session may span several after RESUMEs)."""
-
-    def __init__(self, ws: web.WebSocketResponse, compress: str | None) -> None:
-        self.ws = ws
-        self.compress = compress
-        self._zlib = zlib.compressobj() if compress == "zlib-stream" else None
-        self._lock = asyncio.Lock()
-        self.session: GatewaySession | None = None
-
-    @property
-    def open(self) -> bool:
-        return not self.ws.closed
-
-    async def send(self, payload: dict[str, Any]) -> None:
-        text = json.dumps(payload, separators=(",", ":"))
-        async with self._lock:
-            if self.ws.closed:
-                return
-            try:
-                if self._zlib is not None:
-                    data = self._zlib.compress(text.encode()) + self._zlib.flush(zlib.Z_SYNC_FLUSH)
-                    await self.ws.send_bytes(data)
-                else:
-                    await self.ws.send_str(text)
-            except (ConnectionError, RuntimeError) as exc:  # peer went away mid-send
-                log.debug("gateway send failed: %s", exc)
+from .models import (
+    FakeChannel,
+    FakeGuild,
+    FakeInteraction,
+    FakeMessage,
+    FakeUser,
+    Intent,
+    snowflake,
+)
+from .sessions import (
+    OP_HEARTBEAT,
+    OP_HEARTBEAT_ACK,
+    OP_HELLO,
+    OP_IDENTIFY,
+    OP_INVALID_SESSION,
+    OP_PRESENCE,
+    OP_RECONNECT,
+    OP_REQUEST_MEMBERS,
+    OP_RESUME,
+    OP_VOICE_STATE,
+    GatewayConnection,
+    GatewaySession,
+)
+from .world import World
 
 
-@dataclass(eq=False)
-class GatewaySession:
-    id: str
-    intents: int
-    shard_id: int
-    shard_count: int
-    identify: dict[str, Any]
-    seq: int = 0
-    connection: GatewayConnection | None = None
-    buffer: list[dict[str, Any]] = field(default_factory=list)
-    presence: dict[str, Any] | None = None
-    compress: str | None = None  # transport compression asked for in the URL
-    ready: asyncio.Event = field(default_factory=asyncio.Event)  # READY + GUILD_CREATEs sent
+class GatewayMixin(World):
+    """Gateway half of :class:`FakeDiscord`."""
 
-    @property
-    def live(self) -> bool:
-        return self.connection is not None and self.connection.open
-
-    def has(self, intent: int) -> bool:
-        return bool(self.intents & intent)
-
-    async def dispatch(self, event: str, data: dict[str, Any]) -> None:
-        self.seq += 1
-        payload = {"op": OP_DISPATCH, "t": event, "s": self.seq, "d": data}
-        self.buffer.append(payload)
-        del self.buffer[:-500]
-        if self.connection is not None:
-            await self.connection.send(payload)
-
-
-class GatewayMixin:
-    """Gateway half of :class:`FakeDiscord` (state lives on the FakeDiscord instance)."""
-
-    def _init_gateway(self: FakeDiscord) -> None:
-        self.sessions: dict[str, GatewaySession] = {}
-        self.active_sessions: dict[int, GatewaySession] = {}  # shard id -> session
-        self.connections: list[GatewayConnection] = []
-        self.gateway_log: list[dict[str, Any]] = []  # every op received (minus tokens)
-        self._session_changed = asyncio.Event()
-
-    def _session_for(self: FakeDiscord, guild_id: int | None) -> GatewaySession | None:
+    def _session_for(self, guild_id: int | None) -> GatewaySession | None:
         """The active session that receives events for ``guild_id`` (DMs: shard 0)."""
         for session in self.active_sessions.values():
             if guild_id is None:
@@ -117,11 +55,11 @@ class GatewayMixin:
                 return session
         return None
 
-    def _notify_sessions(self: FakeDiscord) -> None:
+    def _notify_sessions(self) -> None:
         self._session_changed.set()
         self._session_changed = asyncio.Event()
 
-    async def _gateway_handler(self: FakeDiscord, request: web.Request) -> web.StreamResponse:
+    async def _gateway_handler(self, request: web.Request) -> web.StreamResponse:
         compress = request.query.get("compress")
         encoding = request.query.get("encoding", "json")
         ws = web.WebSocketResponse(max_msg_size=0, autoping=True)
@@ -162,7 +100,7 @@ class GatewayMixin:
         return ws
 
     async def _gateway_op(
-        self: FakeDiscord, conn: GatewayConnection, payload: dict[str, Any]
+        self, conn: GatewayConnection, payload: dict[str, Any]
     ) -> None:
         op = payload.get("op")
         data = payload.get("d")
@@ -188,7 +126,7 @@ class GatewayMixin:
         else:
             await conn.ws.close(code=4001, message=b"Unknown opcode.")
 
-    async def _identify(self: FakeDiscord, conn: GatewayConnection, data: dict[str, Any]) -> None:
+    async def _identify(self, conn: GatewayConnection, data: dict[str, Any]) -> None:
         if conn.session is not None:
             await conn.ws.close(code=4005, message=b"Already authenticated.")
             return
@@ -242,11 +180,11 @@ class GatewayMixin:
         self._notify_sessions()
 
     def _guild_create_payload(
-        self: FakeDiscord, guild: FakeGuild, session: GatewaySession
+        self, guild: FakeGuild, session: GatewaySession
     ) -> dict[str, Any]:
         return guild.payload(include_members=session.has(Intent.GUILD_MEMBERS))
 
-    async def _resume(self: FakeDiscord, conn: GatewayConnection, data: dict[str, Any]) -> None:
+    async def _resume(self, conn: GatewayConnection, data: dict[str, Any]) -> None:
         session = self.sessions.get(str(data.get("session_id")))
         if data.get("token") != self.token:
             await conn.ws.close(code=4004, message=b"Authentication failed.")
@@ -265,7 +203,7 @@ class GatewayMixin:
         self._notify_sessions()
 
     async def _request_members(
-        self: FakeDiscord, session: GatewaySession, data: dict[str, Any]
+        self, session: GatewaySession, data: dict[str, Any]
     ) -> None:
         guild = self.guilds.get(int(data.get("guild_id", 0)))
         if guild is None:
@@ -298,7 +236,7 @@ class GatewayMixin:
 
     # -- test-side control -------------------------------------------------------
     async def dispatch_event(
-        self: FakeDiscord,
+        self,
         event: str,
         data: dict[str, Any],
         *,
@@ -312,7 +250,7 @@ class GatewayMixin:
         await session.dispatch(event, data)
 
     async def wait_for_session(
-        self: FakeDiscord, guild_id: int | None = None, *, timeout: float = 5.0
+        self, guild_id: int | None = None, *, timeout: float = 5.0
     ) -> GatewaySession:
         """Wait until a client has identified and received its GUILD_CREATEs on the shard
         that owns ``guild_id`` (None: shard 0, where DMs go)."""
@@ -330,13 +268,13 @@ class GatewayMixin:
             except TimeoutError:
                 continue
 
-    async def request_reconnect(self: FakeDiscord) -> None:
+    async def request_reconnect(self) -> None:
         """Send op 7 RECONNECT to every live session; discord.py then RESUMEs."""
         for session in list(self.active_sessions.values()):
             if session.connection is not None:
                 await session.connection.send({"op": OP_RECONNECT, "d": None, "s": None, "t": None})
 
-    async def invalidate_sessions(self: FakeDiscord) -> None:
+    async def invalidate_sessions(self) -> None:
         """Send op 9 INVALID_SESSION (not resumable): the client re-identifies."""
         for session in list(self.active_sessions.values()):
             conn = session.connection
@@ -344,12 +282,91 @@ class GatewayMixin:
             if conn is not None:
                 await conn.send({"op": OP_INVALID_SESSION, "d": False, "s": None, "t": None})
 
-    async def drop_connections(self: FakeDiscord, code: int = 4000) -> None:
+    async def drop_connections(self, code: int = 4000) -> None:
         """Close every gateway websocket (4000 = unknown error: discord.py resumes)."""
         for conn in list(self.connections):
             await conn.ws.close(code=code, message=b"fakediscord dropped the connection")
 
-    async def restart_gateway(self: FakeDiscord) -> None:
+    async def restart_gateway(self) -> None:
         """Drop all sessions as a gateway restart would; clients reconnect and re-identify."""
         self.sessions.clear()
         await self.drop_connections(code=4000)
+
+
+class MessageEvents(GatewayMixin):
+    """The messages of the fake, stored, and the gateway events that tell the bot of them."""
+
+    def _new_message(
+        self, channel: FakeChannel, author: FakeUser, *, interaction: FakeInteraction | None = None
+    ) -> FakeMessage:
+        guild = channel.guild
+        msg = FakeMessage(
+            id=snowflake(),
+            channel_id=channel.id,
+            author=author,
+            guild_id=guild.id if guild else None,
+            member=guild.member(author) if guild else None,
+        )
+        if interaction is not None:
+            msg.interaction_id = interaction.id
+            msg.interaction_user = interaction.user
+            msg.webhook_id = self.application_id
+            msg.application_id = self.application_id
+            if interaction.type == 2:
+                msg.interaction_name = str(interaction.payload["data"].get("name"))
+        return msg
+
+    def _message_intent(self, msg: FakeMessage) -> int:
+        return Intent.GUILD_MESSAGES if msg.guild_id else Intent.DIRECT_MESSAGES
+
+    async def _store_message(self, msg: FakeMessage) -> None:
+        self.messages[msg.id] = msg
+        if msg.ephemeral:
+            self._notify_messages()
+            return
+        channel = self.channels.get(msg.channel_id)
+        if channel is not None:
+            channel.last_message_id = msg.id
+        self._notify_messages()
+        if not msg.loading:
+            await self.dispatch_event(
+                "MESSAGE_CREATE",
+                self._gateway_message(msg),
+                guild_id=msg.guild_id,
+                intent=self._message_intent(msg),
+            )
+
+    def _gateway_message(self, msg: FakeMessage) -> dict[str, Any]:
+        data = msg.payload()
+        session = self._session_for(msg.guild_id)
+        bot_mentioned = f"<@{self.bot_user.id}>" in msg.content
+        if (
+            session is not None
+            and not session.has(Intent.MESSAGE_CONTENT)
+            and msg.guild_id is not None
+            and msg.author.id != self.bot_user.id
+            and not bot_mentioned
+        ):
+            data.update(content="", embeds=[], attachments=[], components=[])
+        return data
+
+    async def _message_updated(self, msg: FakeMessage) -> None:
+        self._notify_messages()
+        if not msg.ephemeral:
+            await self.dispatch_event(
+                "MESSAGE_UPDATE",
+                self._gateway_message(msg),
+                guild_id=msg.guild_id,
+                intent=self._message_intent(msg),
+            )
+
+    async def _delete(self, msg: FakeMessage) -> None:
+        msg.deleted = True
+        self._notify_messages()
+        if not msg.ephemeral:
+            data = {"id": str(msg.id), "channel_id": str(msg.channel_id)}
+            if msg.guild_id:
+                data["guild_id"] = str(msg.guild_id)
+            await self.dispatch_event(
+                "MESSAGE_DELETE", data, guild_id=msg.guild_id, intent=self._message_intent(msg)
+            )

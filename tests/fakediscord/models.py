@@ -12,13 +12,14 @@ import itertools
 import mimetypes
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Required, TypeAlias, TypedDict, TypeVar
 
 DISCORD_EPOCH_MS = 1420070400000
 
 _counter = itertools.count(1)
+T = TypeVar("T")
 
 
 def snowflake(at: float | None = None) -> int:
@@ -120,6 +121,26 @@ def invalid_form(path: str, code: str, message: str) -> DiscordAPIError:
 
 class CommandNotAvailable(Exception):
     """The user could not invoke this command in Discord's UI (not synced, hidden, wrong place)."""
+
+
+class RequestRecord(TypedDict, total=False):
+    """One request the bot made, as discord-spec's checker reads them (``fake.requests``)."""
+
+    method: Required[str]
+    path: Required[str]  # after /api/v10
+    query: Required[dict[str, str]]
+    # the JSON body (a multipart request's payload_json): an object, a list (a bulk overwrite
+    # of commands), or None without one
+    json: Required[dict[str, Any] | list[Any] | None]
+    files: Required[list[list[str | int | None]]]  # [field, file name, size, content type]
+    text: str  # a body that is no JSON, as it came
+    status: int  # the status answered (absent while the request is being handled)
+
+
+def body_of(record: RequestRecord) -> dict[str, Any]:
+    """The JSON object a request sent ({} without one, or for a list)."""
+    body = record["json"]
+    return body if isinstance(body, dict) else {}
 
 
 # ---------------------------------------------------------------------------
@@ -460,6 +481,13 @@ class FakeAttachment:
         return data
 
 
+# A command option's value as a test gives it (``fake.slash(..., options=...)``): a string,
+# number or boolean; a user, member, channel or role; an attachment, or (file name, bytes[,
+# description]) for a new one.
+OptionValue: TypeAlias = (str | int | float | bool | FakeUser | FakeMember | FakeChannel
+                          | FakeRole | FakeAttachment | tuple[str, bytes] | tuple[str, bytes, str])
+
+
 @dataclass(eq=False)
 class FakeMessage:
     id: int
@@ -595,7 +623,7 @@ class FakeMessage:
         return data
 
 
-def iter_components(components: list[dict[str, Any]]) -> Any:
+def iter_components(components: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
     """Walk a component tree (action rows, containers, sections, labels)."""
     for comp in components:
         yield comp
@@ -731,7 +759,7 @@ class FakeInteraction:
         self._changed.set()
         self._changed = asyncio.Event()
 
-    async def _wait(self, check: Callable[[], Any], timeout: float, what: str) -> Any:
+    async def _wait(self, check: Callable[[], T | None], timeout: float, what: str) -> T:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while True:
@@ -753,7 +781,7 @@ class FakeInteraction:
     # -- waiting -----------------------------------------------------------
     async def wait_ack(self, timeout: float = 3.0) -> CallbackRecord:
         """Wait for the bot's accepted interaction callback."""
-        return await self._wait(lambda: self.response, timeout, "acknowledgement")  # type: ignore[no-any-return]
+        return await self._wait(lambda: self.response, timeout, "acknowledgement")
 
     async def wait_original(
         self, predicate: Callable[[FakeMessage], bool] | None = None, timeout: float = 3.0
@@ -768,7 +796,7 @@ class FakeInteraction:
                 return None
             return msg
 
-        return await self._wait(check, timeout, "original response")  # type: ignore[no-any-return]
+        return await self._wait(check, timeout, "original response")
 
     async def wait_followup(
         self, predicate: Callable[[FakeMessage], bool] | None = None, timeout: float = 3.0
@@ -783,7 +811,7 @@ class FakeInteraction:
                 None,
             )
 
-        return await self._wait(check, timeout, "followup")  # type: ignore[no-any-return]
+        return await self._wait(check, timeout, "followup")
 
     async def wait_message(
         self, predicate: Callable[[FakeMessage], bool] | None = None, timeout: float = 3.0
@@ -796,12 +824,12 @@ class FakeInteraction:
                 None,
             )
 
-        return await self._wait(check, timeout, "message")  # type: ignore[no-any-return]
+        return await self._wait(check, timeout, "message")
 
     async def wait_refused(self, timeout: float = 3.0) -> DiscordAPIError:
-        return await self._wait(  # type: ignore[no-any-return]
+        return await self._wait(
             lambda: self.refused[0] if self.refused else None, timeout, "refused request"
         )
 
     async def wait_modal(self, timeout: float = 3.0) -> dict[str, Any]:
-        return await self._wait(lambda: self.modal, timeout, "modal")  # type: ignore[no-any-return]
+        return await self._wait(lambda: self.modal, timeout, "modal")

@@ -8,50 +8,63 @@ Handlers raise :class:`DiscordAPIError` for Discord-style refusals; the router t
 from __future__ import annotations
 
 import asyncio
+import enum
+import functools
 import json
 import logging
 import re
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Final, Literal, TypeAlias, TypeVar
 
 import discord.utils
-from aiohttp import web
+from aiohttp import BodyPartReader, web
 
+from .gateway import MessageEvents
 from .models import (
     CallbackRecord,
     DiscordAPIError,
     FakeAttachment,
     FakeChannel,
     FakeCommand,
+    FakeGuild,
     FakeInteraction,
     FakeMessage,
     Intent,
     Perm,
+    RequestRecord,
     invalid_form,
     iso,
     snowflake,
 )
 
-if TYPE_CHECKING:
-    from .fake import FakeDiscord
-
 log = logging.getLogger("fakediscord.rest")
 
-Handler = Callable[..., Awaitable[Any]]
-
 MAX_FILE_SIZE = 10 * 1024 * 1024
-ALLOWED_MESSAGE_FLAGS = 4 | 64 | 4096 | 32768
 COMPONENTS_V2 = 32768
 V2_COMPONENT_LIMIT = 40  # components of a Components V2 message, nested ones included
 V2_TEXT_LIMIT = 4000  # characters of all its text displays together
-NONCE_WINDOW = 300.0  # seconds: enforce_nonce finds a message with the same nonce this recent
-RECORD: web.RequestKey[dict[str, Any]] = web.RequestKey("fakediscord.record", dict)
+RECORD = web.RequestKey[RequestRecord]("fakediscord.record")
 NAME_RE = re.compile(r"^[-_'\w]{1,32}$")
 
-NO_CONTENT = object()
+
+class Empty(enum.Enum):
+    """A handler's answer without a body: 204."""
+
+    NO_CONTENT = "no content"
 
 
-def json_response(data: Any, status: int = 200) -> web.Response:
+NO_CONTENT: Final = Empty.NO_CONTENT
+NoContent: TypeAlias = Literal[Empty.NO_CONTENT]
+# What a route handler answers: JSON (an object or a list of them), a response of its own, or
+# nothing. A handler takes the request and the route's placeholders as keywords.
+Answer: TypeAlias = dict[str, Any] | list[dict[str, Any]] | web.StreamResponse | NoContent
+Handler: TypeAlias = Callable[..., Awaitable[Answer]]
+H = TypeVar("H", bound=Handler)
+# each route handler's method and path: (method, path's regex, path as written)
+ROUTES: dict[Callable[..., object], list[tuple[str, re.Pattern[str], str]]] = {}
+
+
+def json_response(data: object, status: int = 200) -> web.Response:
     # discord.py only parses JSON when Content-Type is exactly "application/json".
     return web.Response(
         body=json.dumps(data).encode(),
@@ -60,50 +73,167 @@ def json_response(data: Any, status: int = 200) -> web.Response:
     )
 
 
-def _route(method: str, pattern: str) -> Callable[[Handler], Handler]:
+def _route(method: str, pattern: str) -> Callable[[H], H]:
     regex = re.compile("^" + re.sub(r"\{(\w+)\}", r"(?P<\1>[^/]+)", pattern) + "$")
 
-    def deco(fn: Handler) -> Handler:
-        fn.__dict__.setdefault("_routes", []).append((method, regex, pattern))
+    def deco(fn: H) -> H:
+        ROUTES.setdefault(fn, []).append((method, regex, pattern))
         return fn
 
     return deco
 
 
-class RestMixin:
-    """REST half of :class:`FakeDiscord`."""
+def validate_components(components: list[dict[str, Any]], *, v2: bool) -> None:
+    if not v2 and len(components) > 5:
+        raise invalid_form(
+            "components", "BASE_TYPE_MAX_LENGTH", "Must be 5 or fewer in length."
+        )
+    seen: set[str] = set()
 
-    def _init_rest(self: FakeDiscord) -> None:
-        self.request_log: list[tuple[str, str, int]] = []
-        self.unknown_routes: list[tuple[str, str]] = []
-        self.error_log: list[tuple[str, str, DiscordAPIError]] = []
-        self.typing: list[int] = []  # channel ids the bot triggered typing in
-        # every request, as discord-spec's checker reads them: method, path (after /api/v10),
-        # query, JSON body (a multipart request's payload_json), files [field, name, size,
-        # type], and the status answered
-        self.requests: list[dict[str, Any]] = []
-        # the message flags Discord accepts (a test may take IS_COMPONENTS_V2 away: refused)
-        self.allowed_message_flags = ALLOWED_MESSAGE_FLAGS
-        self.nonce_window: float = NONCE_WINDOW
-        self._routes: list[tuple[str, re.Pattern[str], str, Handler]] = []
+    def walk(items: list[dict[str, Any]], path: str) -> None:
+        for i, comp in enumerate(items):
+            here = f"{path}.{i}"
+            ctype = comp.get("type")
+            if not v2 and path == "components" and ctype != 1:
+                raise invalid_form(
+                    here + ".type",
+                    "UNION_TYPE_CHOICES",
+                    'Value of field "type" must be one of (1,).',
+                )
+            if ctype == 1 and len(comp.get("components") or []) > 5:
+                raise invalid_form(
+                    here + ".components",
+                    "BASE_TYPE_MAX_LENGTH",
+                    "Must be 5 or fewer in length.",
+                )
+            if ctype == 1 and not comp.get("components"):
+                raise invalid_form(
+                    here + ".components", "BASE_TYPE_MIN_LENGTH", "Must be 1 or more in length."
+                )
+            cid = comp.get("custom_id")
+            if cid is not None:
+                if not 1 <= len(cid) <= 100:
+                    raise invalid_form(
+                        here + ".custom_id",
+                        "BASE_TYPE_BAD_LENGTH",
+                        "Must be between 1 and 100 in length.",
+                    )
+                if cid in seen:
+                    raise invalid_form(
+                        here + ".custom_id",
+                        "COMPONENT_CUSTOM_ID_DUPLICATED",
+                        "Component custom id cannot be duplicated",
+                    )
+                seen.add(cid)
+            if ctype == 2:
+                if comp.get("style") == 5:
+                    if not comp.get("url"):
+                        raise invalid_form(
+                            here + ".url", "BASE_TYPE_REQUIRED", "This field is required"
+                        )
+                elif comp.get("style") != 6 and cid is None:
+                    raise invalid_form(
+                        here + ".custom_id", "BASE_TYPE_REQUIRED", "This field is required"
+                    )
+                if len(comp.get("label") or "") > 80:
+                    raise invalid_form(
+                        here + ".label",
+                        "BASE_TYPE_MAX_LENGTH",
+                        "Must be 80 or fewer in length.",
+                    )
+            if ctype == 3:
+                options = comp.get("options") or []
+                if not 1 <= len(options) <= 25:
+                    raise invalid_form(
+                        here + ".options",
+                        "BASE_TYPE_BAD_LENGTH",
+                        "Must be between 1 and 25 in length.",
+                    )
+            walk(comp.get("components") or [], here + ".components")
+            if isinstance(comp.get("accessory"), dict):
+                walk([comp["accessory"]], here + ".accessory")
+            if isinstance(comp.get("component"), dict):
+                walk([comp["component"]], here + ".component")
+
+    walk(components, "components")
+
+
+
+def validate_layout(
+    components: list[dict[str, Any]],
+    content: str,
+    embeds: list[dict[str, Any]],
+    attachments: list[FakeAttachment],
+) -> None:
+    """Discord's rules for a Components V2 message as it will be: no content or embeds,
+    at most 40 components (nested ones and accessories counted), at most 4,000
+    characters of text displays, and every ``attachment://`` media one of its files."""
+    if content or embeds:
+        raise invalid_form(
+            "content",
+            "MESSAGE_CANNOT_USE_LEGACY_FIELDS_WITH_COMPONENTS_V2",
+            "The 'content' and 'embeds' fields cannot be used when using "
+            "MessageFlags.IS_COMPONENTS_V2",
+        )
+    names = {a.filename for a in attachments}
+    count = 0
+    text = 0
+    stack = list(components)
+    while stack:
+        comp = stack.pop()
+        count += 1
+        if comp.get("type") == 10:
+            length = len(comp.get("content") or "")
+            if not 1 <= length <= V2_TEXT_LIMIT:
+                raise invalid_form("components", "BASE_TYPE_BAD_LENGTH",
+                                   f"Must be between 1 and {V2_TEXT_LIMIT} in length.")
+            text += length
+        media = [comp.get("media")] if comp.get("type") in (11, 13) else [
+            item.get("media") for item in comp.get("items") or []]
+        if comp.get("type") == 12 and not 1 <= len(media) <= 10:
+            raise invalid_form("components", "BASE_TYPE_BAD_LENGTH",
+                               "Must be between 1 and 10 in length.")
+        for item in media:
+            url = str((item or {}).get("url") or "")
+            if url.startswith("attachment://") and url[13:] not in names:
+                raise invalid_form("components", "UNFURLED_MEDIA_ATTACHMENT_NOT_FOUND",
+                                   f"Attachment {url[13:]!r} was not found")
+        stack += comp.get("components") or []
+        stack += [comp[k] for k in ("accessory", "component") if isinstance(comp.get(k), dict)]
+    if count > V2_COMPONENT_LIMIT:
+        raise invalid_form("components", "BASE_TYPE_MAX_LENGTH",
+                           f"Must be {V2_COMPONENT_LIMIT} or fewer in length.")
+    if text > V2_TEXT_LIMIT:
+        raise invalid_form("components", "MAX_TEXT_DISPLAY_LENGTH_EXCEEDED",
+                           f"Text displays must be {V2_TEXT_LIMIT} or fewer in length.")
+
+
+class RestCore(MessageEvents):
+    """The REST half's plumbing: routing, bodies, what a message body may hold."""
+
+    @functools.cached_property
+    def _route_table(self) -> list[tuple[str, re.Pattern[str], str, Handler]]:
+        routes: list[tuple[str, re.Pattern[str], str, Handler]] = []
         for name in dir(type(self)):
             fn = getattr(type(self), name, None)
-            for method, regex, pattern in getattr(fn, "_routes", []):
-                self._routes.append((method, regex, pattern, getattr(self, name)))
+            if callable(fn):
+                for method, regex, pattern in ROUTES.get(fn, []):
+                    routes.append((method, regex, pattern, getattr(self, name)))
         # literal segments ("@me", "permissions") win over placeholders
-        self._routes.sort(key=lambda r: r[2].count("{"))
+        routes.sort(key=lambda r: r[2].count("{"))
+        return routes
 
     # ------------------------------------------------------------------ plumbing
-    async def _api_handler(self: FakeDiscord, request: web.Request) -> web.StreamResponse:
+    async def _api_handler(self, request: web.Request) -> web.StreamResponse:
         path = "/" + request.match_info["tail"]
         method = request.method
         status = 500
-        record: dict[str, Any] = {"method": method, "path": path, "query": dict(request.query),
-                                  "json": None, "files": []}
+        record: RequestRecord = {"method": method, "path": path, "query": dict(request.query),
+                                 "json": None, "files": []}
         request[RECORD] = record
         self.requests.append(record)
         try:
-            for r_method, regex, pattern, handler in self._routes:
+            for r_method, regex, pattern, handler in self._route_table:
                 m = regex.match(path)
                 if m is None or r_method != method:
                     continue
@@ -130,16 +260,22 @@ class RestMixin:
             self.request_log.append((method, path, status))
             record["status"] = status
 
-    def _check_auth(self: FakeDiscord, request: web.Request) -> None:
+    def _guild(self, guild_id: str) -> FakeGuild:
+        guild = self.guilds.get(int(guild_id)) if guild_id.isdigit() else None
+        if guild is None:
+            raise DiscordAPIError(404, 10004, "Unknown Guild")
+        return guild
+
+    def _check_auth(self, request: web.Request) -> None:
         if request.headers.get("Authorization") != f"Bot {self.token}":
             raise DiscordAPIError(401, 0, "401: Unauthorized")
 
     async def _read_body(
-        self: FakeDiscord, request: web.Request
+        self, request: web.Request
     ) -> tuple[dict[str, Any], dict[int, tuple[str, bytes]]]:
         """JSON body, or multipart ``payload_json`` + ``files[n]`` parts."""
         files: dict[int, tuple[str, bytes]] = {}
-        record = request.get(RECORD, {})
+        record = request[RECORD]
         if request.content_type.startswith("multipart/"):
             body: dict[str, Any] = {}
             reader = await request.multipart()
@@ -147,8 +283,9 @@ class RestMixin:
                 part = await reader.next()
                 if part is None:
                     break
-                name = part.name or ""  # type: ignore[union-attr]
-                raw = await part.read(decode=False)  # type: ignore[union-attr]
+                assert isinstance(part, BodyPartReader), "a multipart inside the multipart"
+                name = part.name or ""
+                raw = await part.read(decode=False)
                 if name == "payload_json":
                     body = json.loads(raw or b"{}")
                 else:
@@ -156,10 +293,9 @@ class RestMixin:
                     if m is None:
                         continue
                     index = int(m.group(1) or m.group(2) or 0)
-                    files[index] = (part.filename or f"file{index}", bytes(raw))  # type: ignore[union-attr]
-                    record.setdefault("files", []).append(
-                        [name, files[index][0], len(raw),
-                         part.headers.get("Content-Type")])  # type: ignore[union-attr]
+                    files[index] = (part.filename or f"file{index}", bytes(raw))
+                    record["files"].append(
+                        [name, files[index][0], len(raw), part.headers.get("Content-Type")])
             record["json"] = body
             return body, files
         if not request.can_read_body:
@@ -176,7 +312,7 @@ class RestMixin:
         return data if isinstance(data, dict) else {"__list__": data}, files
 
     # ------------------------------------------------------------------ validation
-    def _validate_message_body(self: FakeDiscord, body: dict[str, Any]) -> None:
+    def _validate_message_body(self, body: dict[str, Any]) -> None:
         content = body.get("content")
         if content is not None and len(str(content)) > 2000:
             raise invalid_form(
@@ -227,135 +363,11 @@ class RestMixin:
             )
         components = body.get("components")
         if components:
-            self._validate_components(components, v2=bool(flags & COMPONENTS_V2))
+            validate_components(components, v2=bool(flags & COMPONENTS_V2))
 
-    def _validate_components(
-        self: FakeDiscord, components: list[dict[str, Any]], *, v2: bool
-    ) -> None:
-        if not v2 and len(components) > 5:
-            raise invalid_form(
-                "components", "BASE_TYPE_MAX_LENGTH", "Must be 5 or fewer in length."
-            )
-        seen: set[str] = set()
-
-        def walk(items: list[dict[str, Any]], path: str) -> None:
-            for i, comp in enumerate(items):
-                here = f"{path}.{i}"
-                ctype = comp.get("type")
-                if not v2 and path == "components" and ctype != 1:
-                    raise invalid_form(
-                        here + ".type",
-                        "UNION_TYPE_CHOICES",
-                        'Value of field "type" must be one of (1,).',
-                    )
-                if ctype == 1 and len(comp.get("components") or []) > 5:
-                    raise invalid_form(
-                        here + ".components",
-                        "BASE_TYPE_MAX_LENGTH",
-                        "Must be 5 or fewer in length.",
-                    )
-                if ctype == 1 and not comp.get("components"):
-                    raise invalid_form(
-                        here + ".components", "BASE_TYPE_MIN_LENGTH", "Must be 1 or more in length."
-                    )
-                cid = comp.get("custom_id")
-                if cid is not None:
-                    if not 1 <= len(cid) <= 100:
-                        raise invalid_form(
-                            here + ".custom_id",
-                            "BASE_TYPE_BAD_LENGTH",
-                            "Must be between 1 and 100 in length.",
-                        )
-                    if cid in seen:
-                        raise invalid_form(
-                            here + ".custom_id",
-                            "COMPONENT_CUSTOM_ID_DUPLICATED",
-                            "Component custom id cannot be duplicated",
-                        )
-                    seen.add(cid)
-                if ctype == 2:
-                    if comp.get("style") == 5:
-                        if not comp.get("url"):
-                            raise invalid_form(
-                                here + ".url", "BASE_TYPE_REQUIRED", "This field is required"
-                            )
-                    elif comp.get("style") != 6 and cid is None:
-                        raise invalid_form(
-                            here + ".custom_id", "BASE_TYPE_REQUIRED", "This field is required"
-                        )
-                    if len(comp.get("label") or "") > 80:
-                        raise invalid_form(
-                            here + ".label",
-                            "BASE_TYPE_MAX_LENGTH",
-                            "Must be 80 or fewer in length.",
-                        )
-                if ctype == 3:
-                    options = comp.get("options") or []
-                    if not 1 <= len(options) <= 25:
-                        raise invalid_form(
-                            here + ".options",
-                            "BASE_TYPE_BAD_LENGTH",
-                            "Must be between 1 and 25 in length.",
-                        )
-                walk(comp.get("components") or [], here + ".components")
-                if isinstance(comp.get("accessory"), dict):
-                    walk([comp["accessory"]], here + ".accessory")
-                if isinstance(comp.get("component"), dict):
-                    walk([comp["component"]], here + ".component")
-
-        walk(components, "components")
-
-    def _validate_layout(
-        self: FakeDiscord,
-        components: list[dict[str, Any]],
-        content: str,
-        embeds: list[dict[str, Any]],
-        attachments: list[FakeAttachment],
-    ) -> None:
-        """Discord's rules for a Components V2 message as it will be: no content or embeds,
-        at most 40 components (nested ones and accessories counted), at most 4,000
-        characters of text displays, and every ``attachment://`` media one of its files."""
-        if content or embeds:
-            raise invalid_form(
-                "content",
-                "MESSAGE_CANNOT_USE_LEGACY_FIELDS_WITH_COMPONENTS_V2",
-                "The 'content' and 'embeds' fields cannot be used when using "
-                "MessageFlags.IS_COMPONENTS_V2",
-            )
-        names = {a.filename for a in attachments}
-        count = 0
-        text = 0
-        stack = list(components)
-        while stack:
-            comp = stack.pop()
-            count += 1
-            if comp.get("type") == 10:
-                length = len(comp.get("content") or "")
-                if not 1 <= length <= V2_TEXT_LIMIT:
-                    raise invalid_form("components", "BASE_TYPE_BAD_LENGTH",
-                                       f"Must be between 1 and {V2_TEXT_LIMIT} in length.")
-                text += length
-            media = [comp.get("media")] if comp.get("type") in (11, 13) else [
-                item.get("media") for item in comp.get("items") or []]
-            if comp.get("type") == 12 and not 1 <= len(media) <= 10:
-                raise invalid_form("components", "BASE_TYPE_BAD_LENGTH",
-                                   "Must be between 1 and 10 in length.")
-            for item in media:
-                url = str((item or {}).get("url") or "")
-                if url.startswith("attachment://") and url[13:] not in names:
-                    raise invalid_form("components", "UNFURLED_MEDIA_ATTACHMENT_NOT_FOUND",
-                                       f"Attachment {url[13:]!r} was not found")
-            stack += comp.get("components") or []
-            stack += [comp[k] for k in ("accessory", "component") if isinstance(comp.get(k), dict)]
-        if count > V2_COMPONENT_LIMIT:
-            raise invalid_form("components", "BASE_TYPE_MAX_LENGTH",
-                               f"Must be {V2_COMPONENT_LIMIT} or fewer in length.")
-        if text > V2_TEXT_LIMIT:
-            raise invalid_form("components", "MAX_TEXT_DISPLAY_LENGTH_EXCEEDED",
-                               f"Text displays must be {V2_TEXT_LIMIT} or fewer in length.")
 
     def _apply_attachments(
-        self: FakeDiscord,
+        self,
         body: dict[str, Any],
         files: dict[int, tuple[str, bytes]],
         channel_id: int,
@@ -397,7 +409,7 @@ class RestMixin:
         return out
 
     def _fill_message(
-        self: FakeDiscord,
+        self,
         msg: FakeMessage,
         body: dict[str, Any],
         files: dict[int, tuple[str, bytes]],
@@ -410,7 +422,7 @@ class RestMixin:
         )
         # once set, IS_COMPONENTS_V2 stays: an edit is judged against the whole result
         if (msg.is_layout and edit) or int(body.get("flags") or 0) & COMPONENTS_V2:
-            self._validate_layout(
+            validate_layout(
                 list(body.get("components") or []) if "components" in body or not edit
                 else msg.components,
                 str(body.get("content") or "") if "content" in body or not edit
@@ -453,20 +465,25 @@ class RestMixin:
         if not (msg.content or msg.embeds or msg.attachments or msg.components) and not msg.loading:
             raise DiscordAPIError(400, 50006, "Cannot send an empty message")
 
+
+
+class ChannelRoutes(RestCore):
+    """Users, the application, the gateway's address, guilds, channels, messages, threads."""
+
     # ------------------------------------------------------------------ users / app / gateway
     @_route("GET", "/users/@me")
-    async def _get_me(self: FakeDiscord, request: web.Request) -> Any:
+    async def _get_me(self, request: web.Request) -> dict[str, Any]:
         return self.bot_user.payload() | {"verified": True, "mfa_enabled": False, "locale": "en-US"}
 
     @_route("GET", "/users/{user_id}")
-    async def _get_user(self: FakeDiscord, request: web.Request, user_id: str) -> Any:
+    async def _get_user(self, request: web.Request, user_id: str) -> dict[str, Any]:
         user = self.users.get(int(user_id)) if user_id.isdigit() else None
         if user is None:
             raise DiscordAPIError(404, 10013, "Unknown User")
         return user.payload()
 
     @_route("POST", "/users/@me/channels")
-    async def _open_dm(self: FakeDiscord, request: web.Request) -> Any:
+    async def _open_dm(self, request: web.Request) -> dict[str, Any]:
         body, _ = await self._read_body(request)
         user = self.users.get(int(body.get("recipient_id", 0)))
         if user is None:
@@ -477,15 +494,15 @@ class RestMixin:
 
     @_route("GET", "/oauth2/applications/@me")
     @_route("GET", "/applications/@me")
-    async def _get_app(self: FakeDiscord, request: web.Request) -> Any:
+    async def _get_app(self, request: web.Request) -> dict[str, Any]:
         return self.application_payload()
 
     @_route("GET", "/gateway")
-    async def _get_gateway(self: FakeDiscord, request: web.Request) -> Any:
+    async def _get_gateway(self, request: web.Request) -> dict[str, Any]:
         return {"url": self.gateway_url}
 
     @_route("GET", "/gateway/bot")
-    async def _get_gateway_bot(self: FakeDiscord, request: web.Request) -> Any:
+    async def _get_gateway_bot(self, request: web.Request) -> dict[str, Any]:
         return {
             "url": self.gateway_url,
             "shards": self.shard_count,
@@ -498,32 +515,28 @@ class RestMixin:
         }
 
     # ------------------------------------------------------------------ guilds
-    def _guild(self: FakeDiscord, guild_id: str) -> Any:
-        guild = self.guilds.get(int(guild_id)) if guild_id.isdigit() else None
-        if guild is None:
-            raise DiscordAPIError(404, 10004, "Unknown Guild")
-        return guild
-
     @_route("GET", "/guilds/{guild_id}")
-    async def _get_guild(self: FakeDiscord, request: web.Request, guild_id: str) -> Any:
+    async def _get_guild(self, request: web.Request, guild_id: str) -> dict[str, Any]:
         data = self._guild(guild_id).payload()
         for key in ("members", "channels", "threads", "presences", "voice_states", "joined_at"):
             data.pop(key, None)
         return data
 
     @_route("GET", "/guilds/{guild_id}/channels")
-    async def _get_guild_channels(self: FakeDiscord, request: web.Request, guild_id: str) -> Any:
+    async def _get_guild_channels(
+        self, request: web.Request, guild_id: str
+    ) -> list[dict[str, Any]]:
         guild = self._guild(guild_id)
         return [c.payload() for c in guild.channels.values() if not c.is_thread]
 
     @_route("GET", "/guilds/{guild_id}/roles")
-    async def _get_guild_roles(self: FakeDiscord, request: web.Request, guild_id: str) -> Any:
+    async def _get_guild_roles(self, request: web.Request, guild_id: str) -> list[dict[str, Any]]:
         return [r.payload() for r in self._guild(guild_id).roles.values()]
 
     @_route("GET", "/guilds/{guild_id}/members/{user_id}")
     async def _get_member(
-        self: FakeDiscord, request: web.Request, guild_id: str, user_id: str
-    ) -> Any:
+        self, request: web.Request, guild_id: str, user_id: str
+    ) -> dict[str, Any]:
         guild = self._guild(guild_id)
         member = guild.members.get(int(user_id)) if user_id.isdigit() else None
         if member is None:
@@ -531,7 +544,7 @@ class RestMixin:
         return member.payload()
 
     @_route("GET", "/guilds/{guild_id}/members")
-    async def _list_members(self: FakeDiscord, request: web.Request, guild_id: str) -> Any:
+    async def _list_members(self, request: web.Request, guild_id: str) -> list[dict[str, Any]]:
         guild = self._guild(guild_id)
         limit = int(request.query.get("limit", 1))
         after = int(request.query.get("after", 0))
@@ -539,19 +552,19 @@ class RestMixin:
         return [m.payload() for m in members[:limit]]
 
     # ------------------------------------------------------------------ channels & messages
-    def _channel(self: FakeDiscord, channel_id: str) -> FakeChannel:
+    def _channel(self, channel_id: str) -> FakeChannel:
         channel = self.channels.get(int(channel_id)) if channel_id.isdigit() else None
         if channel is None:
             raise DiscordAPIError(404, 10003, "Unknown Channel")
         return channel
 
-    def _message(self: FakeDiscord, channel: FakeChannel, message_id: str) -> FakeMessage:
+    def _message(self, channel: FakeChannel, message_id: str) -> FakeMessage:
         msg = self.messages.get(int(message_id)) if message_id.isdigit() else None
         if msg is None or msg.deleted or msg.channel_id != channel.id or msg.ephemeral:
             raise DiscordAPIError(404, 10008, "Unknown Message")
         return msg
 
-    def _require(self: FakeDiscord, channel: FakeChannel, perms: int) -> None:
+    def _require(self, channel: FakeChannel, perms: int) -> None:
         if channel.guild is None:
             return
         bot_member = channel.guild.bot_member
@@ -561,19 +574,19 @@ class RestMixin:
             raise DiscordAPIError(403, 50013, "Missing Permissions")
 
     @_route("GET", "/channels/{channel_id}")
-    async def _get_channel(self: FakeDiscord, request: web.Request, channel_id: str) -> Any:
+    async def _get_channel(self, request: web.Request, channel_id: str) -> dict[str, Any]:
         channel = self._channel(channel_id)
         self._require(channel, Perm.VIEW_CHANNEL)
         return channel.payload()
 
     @_route("POST", "/channels/{channel_id}/typing")
-    async def _typing(self: FakeDiscord, request: web.Request, channel_id: str) -> Any:
+    async def _typing(self, request: web.Request, channel_id: str) -> NoContent:
         channel = self._channel(channel_id)
         self.typing.append(channel.id)
         return NO_CONTENT
 
     @_route("POST", "/channels/{channel_id}/messages")
-    async def _post_message(self: FakeDiscord, request: web.Request, channel_id: str) -> Any:
+    async def _post_message(self, request: web.Request, channel_id: str) -> dict[str, Any]:
         channel = self._channel(channel_id)
         body, files = await self._read_body(request)
         if self.post_delay or channel.id in self.held_channels:
@@ -620,7 +633,7 @@ class RestMixin:
         return msg.payload()
 
     @_route("GET", "/channels/{channel_id}/messages")
-    async def _history(self: FakeDiscord, request: web.Request, channel_id: str) -> Any:
+    async def _history(self, request: web.Request, channel_id: str) -> list[dict[str, Any]]:
         channel = self._channel(channel_id)
         self._require(channel, Perm.VIEW_CHANNEL | Perm.READ_MESSAGE_HISTORY)
         msgs = self.channel_messages(channel)
@@ -636,16 +649,16 @@ class RestMixin:
 
     @_route("GET", "/channels/{channel_id}/messages/{message_id}")
     async def _get_message(
-        self: FakeDiscord, request: web.Request, channel_id: str, message_id: str
-    ) -> Any:
+        self, request: web.Request, channel_id: str, message_id: str
+    ) -> dict[str, Any]:
         channel = self._channel(channel_id)
         self._require(channel, Perm.VIEW_CHANNEL | Perm.READ_MESSAGE_HISTORY)
         return self._message(channel, message_id).payload()
 
     @_route("PATCH", "/channels/{channel_id}/messages/{message_id}")
     async def _edit_message(
-        self: FakeDiscord, request: web.Request, channel_id: str, message_id: str
-    ) -> Any:
+        self, request: web.Request, channel_id: str, message_id: str
+    ) -> dict[str, Any]:
         channel = self._channel(channel_id)
         msg = self._message(channel, message_id)
         if msg.author.id != self.bot_user.id:
@@ -672,8 +685,8 @@ class RestMixin:
 
     @_route("DELETE", "/channels/{channel_id}/messages/{message_id}")
     async def _delete_message(
-        self: FakeDiscord, request: web.Request, channel_id: str, message_id: str
-    ) -> Any:
+        self, request: web.Request, channel_id: str, message_id: str
+    ) -> NoContent:
         channel = self._channel(channel_id)
         msg = self._message(channel, message_id)
         if msg.author.id != self.bot_user.id:
@@ -684,7 +697,7 @@ class RestMixin:
         return NO_CONTENT
 
     @_route("POST", "/channels/{channel_id}/threads")
-    async def _create_thread(self: FakeDiscord, request: web.Request, channel_id: str) -> Any:
+    async def _create_thread(self, request: web.Request, channel_id: str) -> dict[str, Any]:
         parent = self._channel(channel_id)
         body, _ = await self._read_body(request)
         private = int(body.get("type", 12)) == 12
@@ -701,8 +714,8 @@ class RestMixin:
 
     @_route("POST", "/channels/{channel_id}/messages/{message_id}/threads")
     async def _thread_from_message(
-        self: FakeDiscord, request: web.Request, channel_id: str, message_id: str
-    ) -> Any:
+        self, request: web.Request, channel_id: str, message_id: str
+    ) -> dict[str, Any]:
         parent = self._channel(channel_id)
         msg = self._message(parent, message_id)
         body, _ = await self._read_body(request)
@@ -715,7 +728,7 @@ class RestMixin:
         await self._announce_thread(thread)
         return thread.payload()
 
-    async def _announce_thread(self: FakeDiscord, thread: FakeChannel) -> None:
+    async def _announce_thread(self, thread: FakeChannel) -> None:
         assert thread.guild is not None
         await self.dispatch_event(
             "THREAD_CREATE",
@@ -724,18 +737,23 @@ class RestMixin:
             intent=Intent.GUILDS,
         )
 
+
+
+class CommandRoutes(RestCore):
+    """Application commands: the bulk overwrite, one command, their permissions."""
+
     # ------------------------------------------------------------------ application commands
-    def _check_app(self: FakeDiscord, app_id: str) -> None:
+    def _check_app(self, app_id: str) -> None:
         if app_id != str(self.application_id):
             raise DiscordAPIError(403, 50001, "Missing Access")
 
-    def _command_store(self: FakeDiscord, guild_id: str | None) -> dict[int, FakeCommand]:
+    def _command_store(self, guild_id: str | None) -> dict[int, FakeCommand]:
         if guild_id is None:
             return self.global_commands
         guild = self._guild(guild_id)
         return self.guild_commands.setdefault(guild.id, {})
 
-    def _validate_command(self: FakeDiscord, data: dict[str, Any], path: str) -> None:
+    def _validate_command(self, data: dict[str, Any], path: str) -> None:
         ctype = int(data.get("type", 1))
         name = data.get("name")
         if ctype == 1:
@@ -762,7 +780,7 @@ class RestMixin:
         self._validate_options(data.get("options") or [], f"{path}.options", depth=0)
 
     def _validate_options(
-        self: FakeDiscord, options: list[dict[str, Any]], path: str, depth: int
+        self, options: list[dict[str, Any]], path: str, depth: int
     ) -> None:
         if len(options) > 25:
             raise invalid_form(path, "BASE_TYPE_MAX_LENGTH", "Must be 25 or fewer in length.")
@@ -820,7 +838,7 @@ class RestMixin:
                 )
 
     def _upsert_command(
-        self: FakeDiscord, store: dict[int, FakeCommand], data: dict[str, Any], guild_id: int | None
+        self, store: dict[int, FakeCommand], data: dict[str, Any], guild_id: int | None
     ) -> FakeCommand:
         ctype = int(data.get("type", 1))
         for cmd in store.values():
@@ -837,16 +855,16 @@ class RestMixin:
     @_route("GET", "/applications/{app_id}/commands")
     @_route("GET", "/applications/{app_id}/guilds/{guild_id}/commands")
     async def _get_commands(
-        self: FakeDiscord, request: web.Request, app_id: str, guild_id: str | None = None
-    ) -> Any:
+        self, request: web.Request, app_id: str, guild_id: str | None = None
+    ) -> list[dict[str, Any]]:
         self._check_app(app_id)
         return [c.payload() for c in self._command_store(guild_id).values()]
 
     @_route("PUT", "/applications/{app_id}/commands")
     @_route("PUT", "/applications/{app_id}/guilds/{guild_id}/commands")
     async def _bulk_commands(
-        self: FakeDiscord, request: web.Request, app_id: str, guild_id: str | None = None
-    ) -> Any:
+        self, request: web.Request, app_id: str, guild_id: str | None = None
+    ) -> list[dict[str, Any]]:
         self._check_app(app_id)
         store = self._command_store(guild_id)
         body, _ = await self._read_body(request)
@@ -878,8 +896,8 @@ class RestMixin:
     @_route("POST", "/applications/{app_id}/commands")
     @_route("POST", "/applications/{app_id}/guilds/{guild_id}/commands")
     async def _create_command(
-        self: FakeDiscord, request: web.Request, app_id: str, guild_id: str | None = None
-    ) -> Any:
+        self, request: web.Request, app_id: str, guild_id: str | None = None
+    ) -> dict[str, Any]:
         self._check_app(app_id)
         body, _ = await self._read_body(request)
         self._validate_command(body, "")
@@ -888,7 +906,7 @@ class RestMixin:
         ).payload()
 
     def _find_command(
-        self: FakeDiscord, app_id: str, guild_id: str | None, command_id: str
+        self, app_id: str, guild_id: str | None, command_id: str
     ) -> FakeCommand:
         self._check_app(app_id)
         cmd = self._command_store(guild_id).get(int(command_id)) if command_id.isdigit() else None
@@ -899,23 +917,23 @@ class RestMixin:
     @_route("GET", "/applications/{app_id}/commands/{command_id}")
     @_route("GET", "/applications/{app_id}/guilds/{guild_id}/commands/{command_id}")
     async def _get_command(
-        self: FakeDiscord,
+        self,
         request: web.Request,
         app_id: str,
         command_id: str,
         guild_id: str | None = None,
-    ) -> Any:
+    ) -> dict[str, Any]:
         return self._find_command(app_id, guild_id, command_id).payload()
 
     @_route("PATCH", "/applications/{app_id}/commands/{command_id}")
     @_route("PATCH", "/applications/{app_id}/guilds/{guild_id}/commands/{command_id}")
     async def _edit_command(
-        self: FakeDiscord,
+        self,
         request: web.Request,
         app_id: str,
         command_id: str,
         guild_id: str | None = None,
-    ) -> Any:
+    ) -> dict[str, Any]:
         cmd = self._find_command(app_id, guild_id, command_id)
         body, _ = await self._read_body(request)
         data = cmd.data | body
@@ -927,22 +945,27 @@ class RestMixin:
     @_route("DELETE", "/applications/{app_id}/commands/{command_id}")
     @_route("DELETE", "/applications/{app_id}/guilds/{guild_id}/commands/{command_id}")
     async def _delete_command(
-        self: FakeDiscord,
+        self,
         request: web.Request,
         app_id: str,
         command_id: str,
         guild_id: str | None = None,
-    ) -> Any:
+    ) -> NoContent:
         cmd = self._find_command(app_id, guild_id, command_id)
         del self._command_store(guild_id)[cmd.id]
         return NO_CONTENT
 
     @_route("GET", "/applications/{app_id}/guilds/{guild_id}/commands/permissions")
     async def _command_permissions(
-        self: FakeDiscord, request: web.Request, app_id: str, guild_id: str
-    ) -> Any:
+        self, request: web.Request, app_id: str, guild_id: str
+    ) -> list[dict[str, Any]]:
         self._check_app(app_id)
         return []
+
+
+
+class InteractionRoutes(RestCore):
+    """Interaction callbacks, the interaction's webhook (followups, its messages), the CDN."""
 
     # ------------------------------------------------------------------ interactions
     _VALID_CALLBACKS = {
@@ -952,15 +975,15 @@ class RestMixin:
         5: {4, 5, 6, 7},  # modal submit (6/7 only when the modal came from a component)
     }
 
-    def _refuse(self: FakeDiscord, ia: FakeInteraction, exc: DiscordAPIError) -> DiscordAPIError:
+    def _refuse(self, ia: FakeInteraction, exc: DiscordAPIError) -> DiscordAPIError:
         ia.refused.append(exc)
         ia._notify()
         return exc
 
     @_route("POST", "/interactions/{interaction_id}/{token}/callback")
     async def _callback(
-        self: FakeDiscord, request: web.Request, interaction_id: str, token: str
-    ) -> Any:
+        self, request: web.Request, interaction_id: str, token: str
+    ) -> dict[str, Any] | NoContent:
         ia = self.interactions.get(int(interaction_id)) if interaction_id.isdigit() else None
         if ia is None or ia.token != token:
             raise DiscordAPIError(404, 10062, "Unknown interaction")
@@ -1004,7 +1027,7 @@ class RestMixin:
         return {"interaction": info, "resource": resource}
 
     async def _apply_callback(
-        self: FakeDiscord,
+        self,
         ia: FakeInteraction,
         rtype: int,
         data: dict[str, Any],
@@ -1061,7 +1084,7 @@ class RestMixin:
             "type", "INTERACTION_RESPONSE_TYPE_INVALID", "Interaction response type is invalid"
         )
 
-    def _webhook_interaction(self: FakeDiscord, app_id: str, token: str) -> FakeInteraction:
+    def _webhook_interaction(self, app_id: str, token: str) -> FakeInteraction:
         if app_id != str(self.application_id):
             raise DiscordAPIError(404, 10015, "Unknown Webhook")
         ia = self.interactions_by_token.get(token)
@@ -1072,7 +1095,7 @@ class RestMixin:
         return ia
 
     def _interaction_message(
-        self: FakeDiscord, ia: FakeInteraction, message_id: str
+        self, ia: FakeInteraction, message_id: str
     ) -> FakeMessage:
         if message_id == "@original":
             if ia.original is None or ia.original.deleted:
@@ -1084,7 +1107,9 @@ class RestMixin:
         raise self._refuse(ia, DiscordAPIError(404, 10008, "Unknown Message"))
 
     @_route("POST", "/webhooks/{app_id}/{token}")
-    async def _followup(self: FakeDiscord, request: web.Request, app_id: str, token: str) -> Any:
+    async def _followup(
+        self, request: web.Request, app_id: str, token: str
+    ) -> dict[str, Any] | NoContent:
         ia = self._webhook_interaction(app_id, token)
         body, files = await self._read_body(request)
         if not ia.acknowledged:
@@ -1113,15 +1138,15 @@ class RestMixin:
 
     @_route("GET", "/webhooks/{app_id}/{token}/messages/{message_id}")
     async def _get_webhook_message(
-        self: FakeDiscord, request: web.Request, app_id: str, token: str, message_id: str
-    ) -> Any:
+        self, request: web.Request, app_id: str, token: str, message_id: str
+    ) -> dict[str, Any]:
         ia = self._webhook_interaction(app_id, token)
         return self._interaction_message(ia, message_id).payload()
 
     @_route("PATCH", "/webhooks/{app_id}/{token}/messages/{message_id}")
     async def _edit_webhook_message(
-        self: FakeDiscord, request: web.Request, app_id: str, token: str, message_id: str
-    ) -> Any:
+        self, request: web.Request, app_id: str, token: str, message_id: str
+    ) -> dict[str, Any]:
         ia = self._webhook_interaction(app_id, token)
         msg = self._interaction_message(ia, message_id)
         body, files = await self._read_body(request)
@@ -1142,8 +1167,8 @@ class RestMixin:
 
     @_route("DELETE", "/webhooks/{app_id}/{token}/messages/{message_id}")
     async def _delete_webhook_message(
-        self: FakeDiscord, request: web.Request, app_id: str, token: str, message_id: str
-    ) -> Any:
+        self, request: web.Request, app_id: str, token: str, message_id: str
+    ) -> NoContent:
         ia = self._webhook_interaction(app_id, token)
         msg = self._interaction_message(ia, message_id)
         await self._delete(msg)
@@ -1151,7 +1176,7 @@ class RestMixin:
         return NO_CONTENT
 
     # ------------------------------------------------------------------ CDN-ish
-    async def _attachment_handler(self: FakeDiscord, request: web.Request) -> web.StreamResponse:
+    async def _attachment_handler(self, request: web.Request) -> web.StreamResponse:
         att_id = int(request.match_info["attachment_id"])
         upload = self.uploads.get(att_id)
         if upload is not None:
@@ -1162,8 +1187,13 @@ class RestMixin:
                     return web.Response(body=att.data, headers={"Content-Type": att.content_type})
         return web.Response(status=404, text="Not Found")
 
-    async def _cdn_handler(self: FakeDiscord, request: web.Request) -> web.StreamResponse:
+    async def _cdn_handler(self, request: web.Request) -> web.StreamResponse:
         return web.Response(body=TINY_PNG, headers={"Content-Type": "image/png"})
+
+
+class RestMixin(InteractionRoutes, CommandRoutes, ChannelRoutes):
+    """REST half of :class:`FakeDiscord`."""
+
 
 
 TINY_PNG = bytes.fromhex(

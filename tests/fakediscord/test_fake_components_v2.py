@@ -5,14 +5,25 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, Protocol
 
 import aiohttp
 import pytest
 
 from tests.fakediscord import FakeDiscord, Perm
+from tests.fakediscord.models import body_of
 
 V2 = 1 << 15
+
+
+class Send(Protocol):
+    """``send(method, path, body, files)`` -> (status, the JSON object answered)."""
+
+    async def __call__(self, method: str, path: str, body: dict[str, Any],
+                       files: dict[str, bytes] | None = None) -> tuple[int, dict[str, Any]]: ...
+
+
+Api = tuple[FakeDiscord, int, Send]
 
 
 def text(content: str) -> dict[str, Any]:
@@ -25,7 +36,7 @@ def gallery(name: str) -> dict[str, Any]:
 
 
 @pytest.fixture
-async def api(fake_discord: FakeDiscord) -> AsyncIterator[tuple[FakeDiscord, int, Any]]:
+async def api(fake_discord: FakeDiscord) -> AsyncIterator[Api]:
     """The fake, a channel, and ``send(method, path, body, files)`` -> (status, JSON)."""
     fake = fake_discord
     guild = fake.add_guild()
@@ -33,7 +44,7 @@ async def api(fake_discord: FakeDiscord) -> AsyncIterator[tuple[FakeDiscord, int
     async with aiohttp.ClientSession(headers={"Authorization": f"Bot {fake.token}"}) as http:
 
         async def send(method: str, path: str, body: dict[str, Any],
-                       files: dict[str, bytes] | None = None) -> tuple[int, Any]:
+                       files: dict[str, bytes] | None = None) -> tuple[int, dict[str, Any]]:
             if files:
                 form = aiohttp.FormData()
                 form.add_field("payload_json", json.dumps(body),
@@ -45,7 +56,8 @@ async def api(fake_discord: FakeDiscord) -> AsyncIterator[tuple[FakeDiscord, int
             else:
                 request = http.request(method, fake.api_base + path, json=body)
             async with request as response:
-                return response.status, await response.json()
+                answer: dict[str, Any] = await response.json()
+                return response.status, answer
 
         yield fake, channel.id, send
 
@@ -55,7 +67,7 @@ def layout(*inside: dict[str, Any]) -> dict[str, Any]:
 
 
 async def test_a_v2_message_with_its_file_is_accepted_and_its_edits_recorded(
-        api: tuple[FakeDiscord, int, Any]) -> None:
+        api: Api) -> None:
     fake, channel, send = api
     body = layout(text("Round 1"), gallery("table.png"))
     body["attachments"] = [{"id": 0, "filename": "table.png", "description": "the boards"}]
@@ -72,11 +84,11 @@ async def test_a_v2_message_with_its_file_is_accepted_and_its_edits_recorded(
     assert len(stored.history) == 1 and stored.attachments[0].data == b"png2"
     recorded = [r for r in fake.requests if r["method"] in ("POST", "PATCH")]
     assert [r["files"][0][1:3] for r in recorded] == [["table.png", 3], ["table.png", 4]]
-    assert recorded[1]["json"]["components"] == edit["components"]
+    assert body_of(recorded[1])["components"] == edit["components"]
 
 
 @pytest.mark.parametrize("case", ["content", "components", "text", "attachment"])
-async def test_what_discord_refuses_in_a_v2_message(api: tuple[FakeDiscord, int, Any],
+async def test_what_discord_refuses_in_a_v2_message(api: Api,
                                                     case: str) -> None:
     fake, channel, send = api
     body = layout(text("Round 1"))
@@ -94,7 +106,7 @@ async def test_what_discord_refuses_in_a_v2_message(api: tuple[FakeDiscord, int,
 
 
 async def test_a_v2_message_stays_one_an_edit_cannot_add_content(
-        api: tuple[FakeDiscord, int, Any]) -> None:
+        api: Api) -> None:
     fake, channel, send = api
     status, msg = await send("POST", f"/channels/{channel}/messages", layout(text("Round 1")))
     assert status == 200
@@ -104,7 +116,7 @@ async def test_a_v2_message_stays_one_an_edit_cannot_add_content(
     assert fake.get_message(int(msg["id"])).content == ""
 
 
-async def test_an_edit_with_a_file_needs_attach_files(api: tuple[FakeDiscord, int, Any]) -> None:
+async def test_an_edit_with_a_file_needs_attach_files(api: Api) -> None:
     fake, channel, send = api
     status, msg = await send("POST", f"/channels/{channel}/messages", {"content": "hi"})
     assert status == 200
@@ -115,7 +127,7 @@ async def test_an_edit_with_a_file_needs_attach_files(api: tuple[FakeDiscord, in
     assert status == 403 and answer["code"] == 50013
 
 
-async def test_a_nonce_is_remembered_for_minutes_only(api: tuple[FakeDiscord, int, Any]) -> None:
+async def test_a_nonce_is_remembered_for_minutes_only(api: Api) -> None:
     fake, channel, send = api
     body = {"content": "hi", "nonce": "kh1", "enforce_nonce": True}
     _, first = await send("POST", f"/channels/{channel}/messages", body)
@@ -127,7 +139,7 @@ async def test_a_nonce_is_remembered_for_minutes_only(api: tuple[FakeDiscord, in
 
 
 async def test_a_new_message_notes_whom_it_pinged_an_edit_pings_nobody(
-        api: tuple[FakeDiscord, int, Any]) -> None:
+        api: Api) -> None:
     fake, channel, send = api
     user = fake.add_user("ann")
     body = layout(text(f"<@{user.id}>'s turn"))

@@ -4,25 +4,33 @@ from __future__ import annotations
 
 import asyncio
 import io
-from typing import Any
+from dataclasses import dataclass
 
 import discord
 import pytest
 from discord import app_commands
 from discord.ext import commands
 
-from tests.fakediscord import CommandNotAvailable, FakeDiscord, FakeMessage, Perm
+from tests.fakediscord import (
+    CommandNotAvailable,
+    FakeChannel,
+    FakeDiscord,
+    FakeGuild,
+    FakeMessage,
+    FakeUser,
+    Perm,
+)
 
 
 class Recorder:
     """What the tiny bot's callbacks saw, plus errors raised inside them."""
 
     def __init__(self) -> None:
-        self.calls: list[tuple[str, dict[str, Any]]] = []
+        self.calls: list[tuple[str, dict[str, object]]] = []
         self.errors: list[BaseException] = []
         self.event = asyncio.Event()
 
-    def hit(self, event: str, /, **values: Any) -> None:
+    def hit(self, event: str, /, **values: object) -> None:
         self.calls.append((event, values))
         self.event.set()
 
@@ -33,9 +41,33 @@ class PersistentView(discord.ui.View):
         self.rec = rec
 
     @discord.ui.button(label="Join", custom_id="tiny:join", style=discord.ButtonStyle.primary)
-    async def join(self, interaction: discord.Interaction, button: discord.ui.Button[Any]) -> None:
+    async def join(
+        self, interaction: discord.Interaction, button: discord.ui.Button[PersistentView]
+    ) -> None:
         self.rec.hit("join", user=interaction.user.id)
         await interaction.response.send_message(f"joined {interaction.user.name}", ephemeral=True)
+
+
+class TinyBot(commands.Bot):
+    """The tiny bot: its persistent view registered at start-up, as a real bot does."""
+
+    def __init__(self, rec: Recorder, intents: discord.Intents) -> None:
+        super().__init__(command_prefix="!", intents=intents)
+        self.rec = rec
+
+    async def setup_hook(self) -> None:
+        self.add_view(PersistentView(self.rec))
+
+
+class TinyShardedBot(commands.AutoShardedBot):
+    """The tiny bot, sharded."""
+
+    def __init__(self, rec: Recorder, intents: discord.Intents) -> None:
+        super().__init__(command_prefix="!", intents=intents)
+        self.rec = rec
+
+    async def setup_hook(self) -> None:
+        self.add_view(PersistentView(self.rec))
 
 
 def make_bot(
@@ -45,17 +77,30 @@ def make_bot(
     sharded: bool = False,
     slow_reply: float = 0.0,
     intents: discord.Intents | None = None,
-) -> commands.Bot:
+) -> TinyBot | TinyShardedBot:
     intents = discord.Intents.default() if intents is None else intents
-    cls = commands.AutoShardedBot if sharded else commands.Bot
-
-    class TinyBot(cls):  # type: ignore[valid-type,misc]
-        async def setup_hook(self) -> None:
-            self.add_view(PersistentView(rec))
-
-    bot = TinyBot(command_prefix="!", intents=intents)
+    bot = TinyShardedBot(rec, intents) if sharded else TinyBot(rec, intents)
     tree = bot.tree
+    add_game_group(tree, rec)
+    add_commands(tree, rec, slow_reply)
 
+    if guild_id is not None:
+
+        @tree.command(name="guildonly", description="Guild command", guild=discord.Object(guild_id))
+        async def guildonly(interaction: discord.Interaction) -> None:
+            await interaction.response.send_message("guild!")
+
+    async def on_error(
+        interaction: discord.Interaction, error: app_commands.AppCommandError
+    ) -> None:
+        rec.errors.append(error)
+
+    tree.error(on_error)
+    return bot
+
+
+def add_game_group(tree: app_commands.CommandTree, rec: Recorder) -> None:
+    """/game start (options with a range, a member, choices) and /game admin reset."""
     game = app_commands.Group(name="game", description="Game commands")
     admin = app_commands.Group(name="admin", description="Admin tools", parent=game)
 
@@ -90,6 +135,10 @@ def make_bot(
         await interaction.response.send_message("reset done", ephemeral=True)
 
     tree.add_command(game)
+
+
+def add_commands(tree: app_commands.CommandTree, rec: Recorder, slow_reply: float) -> None:
+    """/board (a file), /secret (ephemeral), /slow, /twice, /dm and /pick (autocomplete)."""
 
     @tree.command(name="board", description="Render the board")
     async def board(interaction: discord.Interaction) -> None:
@@ -159,38 +208,29 @@ def make_bot(
             app_commands.Choice(name=f.title(), value=f) for f in fruits if f.startswith(current)
         ]
 
-    if guild_id is not None:
 
-        @tree.command(name="guildonly", description="Guild command", guild=discord.Object(guild_id))
-        async def guildonly(interaction: discord.Interaction) -> None:
-            await interaction.response.send_message("guild!")
+@dataclass
+class Stage:
+    """The fake with one server, its #general channel, and three users."""
 
-    @tree.error
-    async def on_error(
-        interaction: discord.Interaction, error: app_commands.AppCommandError
-    ) -> None:
-        rec.errors.append(error)
-
-    return bot
+    fake: FakeDiscord
+    guild: FakeGuild
+    channel: FakeChannel
+    alice: FakeUser
+    bob: FakeUser  # DMs closed
+    root: FakeUser  # a server admin
 
 
 @pytest.fixture
-def world(fake_discord: FakeDiscord) -> dict[str, Any]:
+def world(fake_discord: FakeDiscord) -> Stage:
     fake = fake_discord
     guild = fake.add_guild("Khronos Test")
-    channel = fake.add_channel(guild, "general")
-    return {
-        "fake": fake,
-        "guild": guild,
-        "channel": channel,
-        "alice": fake.add_user("alice"),
-        "bob": fake.add_user("bob", dms_open=False),
-        "root": fake.add_user("root", admin=True),
-    }
+    return Stage(fake, guild, fake.add_channel(guild, "general"), fake.add_user("alice"),
+                 fake.add_user("bob", dms_open=False), fake.add_user("root", admin=True))
 
 
-async def test_login_and_sync_global_and_guild(world: dict[str, Any]) -> None:
-    fake, guild = world["fake"], world["guild"]
+async def test_login_and_sync_global_and_guild(world: Stage) -> None:
+    fake, guild = world.fake, world.guild
     intents = discord.Intents.default()
     intents.members = True
     bot = make_bot(Recorder(), guild_id=guild.id, intents=intents)
@@ -198,9 +238,9 @@ async def test_login_and_sync_global_and_guild(world: dict[str, Any]) -> None:
         assert bot.user is not None and bot.user.id == fake.bot_user.id
         assert bot.application_id == fake.application_id
         dguild = bot.get_guild(guild.id)
-        assert dguild is not None and dguild.get_channel(world["channel"].id) is not None
+        assert dguild is not None and dguild.get_channel(world.channel.id) is not None
         assert dguild.chunked and dguild.member_count == len(guild.members) == 5
-        admin = dguild.get_member(world["root"].id)
+        admin = dguild.get_member(world.root.id)
         assert admin is not None and admin.guild_permissions.administrator
         [session] = fake.sessions.values()
         assert session.compress == "zlib-stream"  # what discord.py 2.7 asks for
@@ -215,9 +255,9 @@ async def test_login_and_sync_global_and_guild(world: dict[str, Any]) -> None:
     assert {o["name"]: o["type"] for o in game.data["options"]} == {"start": 1, "admin": 2}
 
 
-async def test_slash_subcommand_options_reach_callback(world: dict[str, Any]) -> None:
+async def test_slash_subcommand_options_reach_callback(world: Stage) -> None:
     fake, channel, alice, bob, root = (
-        world[k] for k in ("fake", "channel", "alice", "bob", "root")
+        world.fake, world.channel, world.alice, world.bob, world.root
     )
     rec = Recorder()
     bot = make_bot(rec)
@@ -252,8 +292,8 @@ async def test_slash_subcommand_options_reach_callback(world: dict[str, Any]) ->
     assert not rec.errors
 
 
-async def test_defer_then_followup_with_file_and_alt_text(world: dict[str, Any]) -> None:
-    fake, channel, alice = world["fake"], world["channel"], world["alice"]
+async def test_defer_then_followup_with_file_and_alt_text(world: Stage) -> None:
+    fake, channel, alice = world.fake, world.channel, world.alice
     bot = make_bot(Recorder())
     async with fake.running(bot):
         await bot.tree.sync()
@@ -267,11 +307,12 @@ async def test_defer_then_followup_with_file_and_alt_text(world: dict[str, Any])
     assert att.description == "The board: red leads"
     assert att.data == b"\x89PNG fake"
     assert att.content_type == "image/png"
+    assert ia.original is not None
     assert not msg.ephemeral and msg.id == ia.original.id  # the followup filled the defer
 
 
-async def test_ephemeral_replies_are_recorded_as_ephemeral(world: dict[str, Any]) -> None:
-    fake, channel, alice = world["fake"], world["channel"], world["alice"]
+async def test_ephemeral_replies_are_recorded_as_ephemeral(world: Stage) -> None:
+    fake, channel, alice = world.fake, world.channel, world.alice
     bot = make_bot(Recorder())
     async with fake.running(bot):
         await bot.tree.sync()
@@ -283,8 +324,8 @@ async def test_ephemeral_replies_are_recorded_as_ephemeral(world: dict[str, Any]
     assert fake.channel_messages(channel) == []
 
 
-async def test_autocomplete_returns_choices(world: dict[str, Any]) -> None:
-    fake, channel, alice = world["fake"], world["channel"], world["alice"]
+async def test_autocomplete_returns_choices(world: Stage) -> None:
+    fake, channel, alice = world.fake, world.channel, world.alice
     bot = make_bot(Recorder())
     async with fake.running(bot):
         await bot.tree.sync()
@@ -294,8 +335,8 @@ async def test_autocomplete_returns_choices(world: dict[str, Any]) -> None:
     assert choices == [{"name": "Apple", "value": "apple"}, {"name": "Apricot", "value": "apricot"}]
 
 
-async def test_persistent_view_survives_a_bot_restart(world: dict[str, Any]) -> None:
-    fake, channel, alice, bob = (world[k] for k in ("fake", "channel", "alice", "bob"))
+async def test_persistent_view_survives_a_bot_restart(world: Stage) -> None:
+    fake, channel, alice, bob = world.fake, world.channel, world.alice, world.bob
     rec = Recorder()
     first = make_bot(rec)
     async with fake.running(first):
@@ -312,8 +353,8 @@ async def test_persistent_view_survives_a_bot_restart(world: dict[str, Any]) -> 
     assert rec.calls[-1] == ("join", {"user": bob.id})
 
 
-async def test_reply_after_three_seconds_is_refused(world: dict[str, Any]) -> None:
-    fake, channel, alice = world["fake"], world["channel"], world["alice"]
+async def test_reply_after_three_seconds_is_refused(world: Stage) -> None:
+    fake, channel, alice = world.fake, world.channel, world.alice
     fake.interaction_window = 0.2  # the 3-second clock, shortened for the test
     rec = Recorder()
     bot = make_bot(rec, slow_reply=0.4)
@@ -328,8 +369,8 @@ async def test_reply_after_three_seconds_is_refused(world: dict[str, Any]) -> No
     assert not ia.acknowledged and fake.channel_messages(channel) == []
 
 
-async def test_double_acknowledgement_is_refused(world: dict[str, Any]) -> None:
-    fake, channel, alice = world["fake"], world["channel"], world["alice"]
+async def test_double_acknowledgement_is_refused(world: Stage) -> None:
+    fake, channel, alice = world.fake, world.channel, world.alice
     rec = Recorder()
     bot = make_bot(rec)
     async with fake.running(bot):
@@ -342,8 +383,8 @@ async def test_double_acknowledgement_is_refused(world: dict[str, Any]) -> None:
     assert [m.content for m in fake.channel_messages(channel)] == ["first"]
 
 
-async def test_dm_to_user_with_closed_dms_is_forbidden(world: dict[str, Any]) -> None:
-    fake, channel, alice, bob = (world[k] for k in ("fake", "channel", "alice", "bob"))
+async def test_dm_to_user_with_closed_dms_is_forbidden(world: Stage) -> None:
+    fake, channel, alice, bob = world.fake, world.channel, world.alice, world.bob
     rec = Recorder()
     bot = make_bot(rec)
     async with fake.running(bot):
@@ -360,8 +401,8 @@ async def test_dm_to_user_with_closed_dms_is_forbidden(world: dict[str, Any]) ->
     assert fake.dms(bob) == []
 
 
-async def test_followup_after_token_expiry_is_refused(world: dict[str, Any]) -> None:
-    fake, channel, alice = world["fake"], world["channel"], world["alice"]
+async def test_followup_after_token_expiry_is_refused(world: Stage) -> None:
+    fake, channel, alice = world.fake, world.channel, world.alice
     bot = make_bot(Recorder())
     async with fake.running(bot):
         await bot.tree.sync()
@@ -374,8 +415,8 @@ async def test_followup_after_token_expiry_is_refused(world: dict[str, Any]) -> 
     assert info.value.code == 50027
 
 
-async def test_admin_only_command_hidden_from_non_admins(world: dict[str, Any]) -> None:
-    fake, channel, alice, root = world["fake"], world["channel"], world["alice"], world["root"]
+async def test_admin_only_command_hidden_from_non_admins(world: Stage) -> None:
+    fake, channel, alice, root = world.fake, world.channel, world.alice, world.root
     bot = make_bot(Recorder())
 
     @bot.tree.command(name="config", description="Admins only")
@@ -390,13 +431,13 @@ async def test_admin_only_command_hidden_from_non_admins(world: dict[str, Any]) 
         ia = await fake.slash(root, channel, "config")
         assert (await ia.wait_original()).content == "configured"
     assert (
-        fake.guilds[world["guild"].id].base_permissions(world["guild"].members[root.id])
+        fake.guilds[world.guild.id].base_permissions(world.guild.members[root.id])
         & Perm.ADMINISTRATOR
     )
 
 
-async def test_auto_sharded_bot_logs_in(world: dict[str, Any]) -> None:
-    fake, channel, alice = world["fake"], world["channel"], world["alice"]
+async def test_auto_sharded_bot_logs_in(world: Stage) -> None:
+    fake, channel, alice = world.fake, world.channel, world.alice
     fake.shard_count = 2
     other = fake.add_guild("Second Guild")
     other_channel = fake.add_channel(other, "lobby")
@@ -404,15 +445,15 @@ async def test_auto_sharded_bot_logs_in(world: dict[str, Any]) -> None:
     bot = make_bot(Recorder(), sharded=True)
     async with fake.running(bot):
         assert bot.shard_count == 2
-        assert {g.id for g in bot.guilds} == {world["guild"].id, other.id}
+        assert {g.id for g in bot.guilds} == {world.guild.id, other.id}
         await bot.tree.sync()
         for where in (channel, other_channel):
             ia = await fake.slash(alice, where, "secret")
             await ia.wait_followup()
 
 
-async def test_channel_send_with_attachment_and_message_events(world: dict[str, Any]) -> None:
-    fake, channel, alice = world["fake"], world["channel"], world["alice"]
+async def test_channel_send_with_attachment_and_message_events(world: Stage) -> None:
+    fake, channel, alice = world.fake, world.channel, world.alice
     intents = discord.Intents.default()
     intents.message_content = True
     bot = make_bot(Recorder(), intents=intents)
@@ -443,8 +484,8 @@ async def test_channel_send_with_attachment_and_message_events(world: dict[str, 
     assert isinstance(pong, FakeMessage)
 
 
-async def test_an_edit_in_a_held_channel_waits_until_released(world: dict[str, Any]) -> None:
-    fake, channel = world["fake"], world["channel"]
+async def test_an_edit_in_a_held_channel_waits_until_released(world: Stage) -> None:
+    fake, channel = world.fake, world.channel
     bot = make_bot(Recorder())
     async with fake.running(bot):
         dch = bot.get_channel(channel.id)
@@ -464,8 +505,8 @@ async def test_an_edit_in_a_held_channel_waits_until_released(world: dict[str, A
     assert fake.edits_in_flight == 0 and fake.get_message(sent.id).content == "after"
 
 
-async def test_gateway_reconnect_resumes(world: dict[str, Any]) -> None:
-    fake, channel, alice = world["fake"], world["channel"], world["alice"]
+async def test_gateway_reconnect_resumes(world: Stage) -> None:
+    fake, channel, alice = world.fake, world.channel, world.alice
     bot = make_bot(Recorder())
     resumed = asyncio.Event()
 
@@ -485,7 +526,7 @@ async def test_gateway_reconnect_resumes(world: dict[str, Any]) -> None:
 
 
 class NameModal(discord.ui.Modal, title="Rename the game"):
-    name: discord.ui.TextInput[Any] = discord.ui.TextInput(label="Name", custom_id="m:name")
+    name: discord.ui.TextInput[NameModal] = discord.ui.TextInput(label="Name", custom_id="m:name")
 
     def __init__(self, rec: Recorder) -> None:
         super().__init__(custom_id="m:rename")
@@ -506,7 +547,7 @@ class Lobby(discord.ui.View):
         options=[discord.SelectOption(label=c, value=c) for c in ("red", "blue", "green")],
     )
     async def colour(
-        self, interaction: discord.Interaction, select: discord.ui.Select[Any]
+        self, interaction: discord.Interaction, select: discord.ui.Select[Lobby]
     ) -> None:
         self.rec.hit("colour", values=list(select.values))
         await interaction.response.defer()
@@ -514,17 +555,19 @@ class Lobby(discord.ui.View):
 
     @discord.ui.button(label="Rename", custom_id="lobby:rename")
     async def rename(
-        self, interaction: discord.Interaction, button: discord.ui.Button[Any]
+        self, interaction: discord.Interaction, button: discord.ui.Button[Lobby]
     ) -> None:
         await interaction.response.send_modal(NameModal(self.rec))
 
     @discord.ui.button(label="Close", custom_id="lobby:close")
-    async def close(self, interaction: discord.Interaction, button: discord.ui.Button[Any]) -> None:
+    async def close(
+        self, interaction: discord.Interaction, button: discord.ui.Button[Lobby]
+    ) -> None:
         await interaction.response.edit_message(content="closed", view=None)
 
 
-async def test_selects_modals_and_message_updates(world: dict[str, Any]) -> None:
-    fake, channel, alice = world["fake"], world["channel"], world["alice"]
+async def test_selects_modals_and_message_updates(world: Stage) -> None:
+    fake, channel, alice = world.fake, world.channel, world.alice
     rec = Recorder()
     bot = make_bot(rec)
 
@@ -564,20 +607,21 @@ async def test_selects_modals_and_message_updates(world: dict[str, Any]) -> None
     assert fake.channel_messages(channel) == [msg]
 
 
-async def test_context_menu_threads_and_fetches(world: dict[str, Any]) -> None:
-    fake, channel, alice, bob = (world[k] for k in ("fake", "channel", "alice", "bob"))
+async def test_context_menu_threads_and_fetches(world: Stage) -> None:
+    fake, channel, alice, bob = world.fake, world.channel, world.alice, world.bob
     rec = Recorder()
     bot = make_bot(rec)
 
     @bot.tree.context_menu(name="Challenge")
     async def challenge(interaction: discord.Interaction, member: discord.Member) -> None:
         assert isinstance(interaction.channel, discord.TextChannel)
+        assert interaction.guild is not None
         thread = await interaction.channel.create_thread(
             name=f"{interaction.user.name} vs {member.name}", type=discord.ChannelType.public_thread
         )
         await thread.send(f"{interaction.user.mention} vs {member.mention}")
         fetched = await interaction.client.fetch_user(member.id)
-        got = await interaction.guild.fetch_member(member.id)  # type: ignore[union-attr]
+        got = await interaction.guild.fetch_member(member.id)
         rec.hit("challenge", thread=thread.id, fetched=fetched.name, member=got.id)
         await interaction.response.send_message(f"thread {thread.mention}", ephemeral=True)
 
@@ -586,6 +630,7 @@ async def test_context_menu_threads_and_fetches(world: dict[str, Any]) -> None:
         ia = await fake.user_command(alice, channel, "Challenge", bob)
         await ia.wait_original()
     [(_, seen)] = [c for c in rec.calls if c[0] == "challenge"]
+    assert isinstance(seen["thread"], int)
     thread = fake.channels[seen["thread"]]
     assert thread.type == 11 and thread.parent_id == channel.id
     assert [m.content for m in fake.channel_messages(thread)] == [f"<@{alice.id}> vs <@{bob.id}>"]
@@ -593,8 +638,8 @@ async def test_context_menu_threads_and_fetches(world: dict[str, Any]) -> None:
     assert fake.connections == [] and fake.unknown_routes == []
 
 
-async def test_bot_without_intents_still_gets_interactions(world: dict[str, Any]) -> None:
-    fake, guild, channel, alice = (world[k] for k in ("fake", "guild", "channel", "alice"))
+async def test_bot_without_intents_still_gets_interactions(world: Stage) -> None:
+    fake, guild, channel, alice = world.fake, world.guild, world.channel, world.alice
     rec = Recorder()
     bot = make_bot(rec, intents=discord.Intents.none())
     async with fake.running(bot):

@@ -13,7 +13,8 @@ from tests.fakediscord import FakeDiscord
 async def _recv(ws: aiohttp.ClientWebSocketResponse) -> dict[str, Any]:
     msg = await ws.receive(timeout=2)
     assert msg.type == aiohttp.WSMsgType.TEXT, msg
-    return json.loads(msg.data)  # type: ignore[no-any-return]
+    payload: dict[str, Any] = json.loads(msg.data)
+    return payload
 
 
 async def test_raw_gateway_and_rest(fake_discord: FakeDiscord) -> None:

@@ -29,7 +29,9 @@ if _SHIFT:
 
     from bot.service import core
 
-    def _shifted(path: Path = Path(_SHIFT)) -> float:
+    _shift_file = Path(_SHIFT)
+
+    def _shifted(path: Path = _shift_file) -> float:
         try:
             return time.time() + float(path.read_text() or 0)
         except (OSError, ValueError):
@@ -57,45 +59,55 @@ if _HOLD:
 
     import ai.worker
     from bot.service import moves
+    from bot.service.results import GameInfo, Outcome
+    from bot.storage.api import GameRow, Tx
+    from engine import Action, GameState
+
+    _holds = Path(_HOLD)
 
     def _held(name: str) -> bool:
         """Whether the point ``name`` is to hold; if so, says that it is reached."""
-        gate = Path(_HOLD, name)
+        gate = _holds / name
         if not gate.exists():
             return False
-        Path(_HOLD, f"{name}.reached").write_text(str(os.getpid()))
+        (_holds / f"{name}.reached").write_text(str(os.getpid()))
         return True
 
     def _wait(name: str) -> None:
         """Block this thread while the point ``name`` holds."""
         if _held(name):
             end = time.monotonic() + _HOLD_LIMIT
-            while Path(_HOLD, name).exists() and time.monotonic() < end:
+            while (_holds / name).exists() and time.monotonic() < end:
                 time.sleep(0.02)
 
     _decide = ai.worker.decide_json
     _hints = ai.worker.hints_json
 
-    def held_decide_json(*args: Any) -> Any:
+    def held_decide_json(view_json: str, level: str, budget_s: float,
+                         seed: int) -> dict[str, object]:
         _wait("think")
-        return _decide(*args)
+        return _decide(view_json, level, budget_s, seed)
 
-    def held_hints_json(*args: Any) -> Any:
+    def held_hints_json(view_json: str, level: str, budget_s: float,
+                        seed: int) -> list[dict[str, Any]]:
         _wait("hint")
-        return _hints(*args)
+        return _hints(view_json, level, budget_s, seed)
 
     ai.worker.decide_json = held_decide_json
     ai.worker.hints_json = held_hints_json
 
     _play = moves.MovesMixin._play
 
-    async def _held_play(*args: Any, **kwargs: Any) -> Any:
-        out = await _play(*args, **kwargs)
-        first = kwargs.get("first")
+    async def _held_play(self: moves.MovesMixin, tx: Tx, game: GameRow, info: GameInfo,
+                         state: GameState, now: float, *,
+                         first: tuple[int, int | None, Action] | None = None,
+                         timed_out: int | None = None, intro: str = "") -> Outcome:
+        out = await _play(self, tx, game, info, state, now, first=first, timed_out=timed_out,
+                          intro=intro)
         by_timer = first is None or first[1] is None or first[1] < 0  # no person's move
         if by_timer and _held("play"):
             end = time.monotonic() + _HOLD_LIMIT
-            while Path(_HOLD, "play").exists() and time.monotonic() < end:
+            while (_holds / "play").exists() and time.monotonic() < end:
                 await asyncio.sleep(0.02)
         return out
 
