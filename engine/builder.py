@@ -50,9 +50,10 @@ def position(
     stock: Mapping[BuildingType, int] | None = None,
     cubes: Mapping[int, int] | None = None,
 ) -> GameState:
-    """``stock`` and ``cubes`` lower a tile stock or a supply by putting the tiles (cubes) on
+    """A game state with exactly these buildings, hands and adventurers (turn of ``turn``).
+
+    ``stock`` and ``cubes`` lower a tile stock or a supply by putting the tiles (cubes) on
     free squares of the Reason board, bottom-right first, so the counts stay true."""
-    """A game state with exactly these buildings, hands and adventurers (turn of ``turn``)."""
     state = new_game(Options(players=players, holdem=holdem), seed)
     state.first_seat = 0
     state.turn = turn
