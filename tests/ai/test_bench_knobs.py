@@ -4,28 +4,16 @@ constant checked before a game is played."""
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import random
-from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 from ai import hard, policy
-
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_ai.py"
-
-
-def _bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_ai_under_test", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from tests.ai.benches import load_bench
 
 
 def test_a_knob_is_set_in_the_module_it_names(monkeypatch: pytest.MonkeyPatch) -> None:
-    bench = _bench()
+    bench = load_bench("bench_ai")
     monkeypatch.setattr(hard, "ROOT_BEAM", hard.ROOT_BEAM)
     monkeypatch.setattr(policy, "PLAN_SHARE", policy.PLAN_SHARE)
     knobs = [bench.parse_knob("hard.ROOT_BEAM=(6, 3, 2)"), bench.parse_knob("policy.PLAN_SHARE=1")]
@@ -48,7 +36,7 @@ def test_a_knob_is_set_in_the_module_it_names(monkeypatch: pytest.MonkeyPatch) -
 def test_a_knob_that_is_not_a_constant_of_its_type_is_refused(text: str) -> None:
     before = (hard.ROOT_PLANS, hard.LEAN, hard.ROOT_BEAM)
     with pytest.raises(argparse.ArgumentTypeError):
-        _bench().parse_knob(text)
+        load_bench("bench_ai").parse_knob(text)
     assert before == (hard.ROOT_PLANS, hard.LEAN, hard.ROOT_BEAM)
 
 
@@ -59,7 +47,7 @@ def test_a_hard_only_knob_holds_while_hard_decides_and_only_then(
     from ai import evaluate
     from engine import EndTurn, Options, current_seat, new_game, player_view
 
-    bench = _bench()
+    bench = load_bench("bench_ai")
     seen: list[tuple[str, float]] = []
 
     def spy(level: str) -> object:
