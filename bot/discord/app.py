@@ -40,10 +40,14 @@ READY = "connected to Discord"  # the log line a process supervisor (or a test) 
 
 # a stop (SIGTERM: docker stop, which kills 10 s later): what is committed is delivered for
 # up to STOP_GRACE seconds from the stop's start; then the gateway, the workers and the
-# database connections close, each within STOP_CLOSE seconds (signals.HARD_STOP is the last
-# resort, see signals.py)
+# database connections close, each within STOP_CLOSE seconds, and all of them by
+# STOP_CLOSED_BY seconds from the stop's start (a step that finds that time passed still has
+# CLOSE_FLOOR seconds): so the stop ends before signals.HARD_STOP, the last resort
+# (signals.py), whatever hangs (tests/discord/test_stop_bounds.py sums the worst case)
 STOP_GRACE = 6.5
 STOP_CLOSE = 2.0
+STOP_CLOSED_BY = 8.5
+CLOSE_FLOOR = 0.2
 
 
 class KhronosBot(commands.AutoShardedBot):
@@ -67,6 +71,8 @@ class KhronosBot(commands.AutoShardedBot):
         self._commands: set[asyncio.Task[Any]] = set()  # interactions being handled
         self._deliveries: set[asyncio.Task[None]] = set()  # what the timers said, being sent
         self._stop_task: asyncio.Task[None] | None = None
+        self.left_open: list[str] = []  # what the stop did not wait to close (python -m bot
+        # then exits without waiting for its threads: signals.exit_now)
         self.ai_pool: ThinkPool | None = None  # the computers' worker processes, if any
         self.heartbeat = Heartbeat(self, heartbeat_path(settings.data_dir))
 
@@ -163,7 +169,8 @@ class KhronosBot(commands.AutoShardedBot):
         committed is delivered (commands being handled finish first), for ``STOP_GRACE``
         seconds at most; then the gateway and the image workers close, what is still running
         is cancelled, and the database closes."""
-        deadline = time.monotonic() + STOP_GRACE
+        started = time.monotonic()
+        deadline, closed_by = started + STOP_GRACE, started + STOP_CLOSED_BY
         await self.heartbeat.stop()
         if self.dispatcher is not None:
             await self.dispatcher.stop()
@@ -172,22 +179,31 @@ class KhronosBot(commands.AutoShardedBot):
             if not self.is_closed():
                 await self._finish_deliveries(deadline)
             await self._deliverer.stop()
-        try:
-            await asyncio.wait_for(asyncio.shield(super().close()), STOP_CLOSE)
-        except Exception:
-            log.exception("the gateway did not close cleanly")
+        await self._close_step("the gateway", asyncio.shield(super().close()), closed_by)
         self.renderer.close()
         if workers is not None:
             await workers
-        await self._cancel_abandoned()
-        await self._say_what_is_left()
+        await self._cancel_abandoned(closed_by)
+        await self._say_what_is_left(closed_by)
         # taken before awaiting, so that nothing closes the connections twice
         storage, self._own_storage = self._own_storage, None
         if storage is not None:
-            try:
-                await asyncio.wait_for(storage.close(), STOP_CLOSE)
-            except Exception:
-                log.exception("the database connections did not close cleanly")
+            await self._close_step("the database connections", storage.close(), closed_by)
+
+    async def _close_step(self, what: str, closing: Awaitable[object],
+                          closed_by: float) -> None:
+        """Await one close of the stop for ``close_within(closed_by)`` seconds at most. Its
+        running over is said in one line (a connection that does not answer: nothing to
+        trace) and ``what`` is noted in ``left_open``; any other failure with its traceback."""
+        bound = close_within(closed_by)
+        try:
+            await asyncio.wait_for(closing, bound)
+        except TimeoutError:
+            log.warning("stopping: %s did not close within %.1f s; not waiting for them",
+                        what, bound)
+            self.left_open.append(what)
+        except Exception:
+            log.exception("stopping: %s did not close cleanly", what)
 
     def _stop_workers(self) -> asyncio.Task[None] | None:
         """Stop the computers' worker processes in a thread (the timers are stopped: no new
@@ -221,7 +237,7 @@ class KhronosBot(commands.AutoShardedBot):
         except Exception:
             log.exception("stopping: the last delivery pass failed")
 
-    async def _cancel_abandoned(self) -> None:
+    async def _cancel_abandoned(self, closed_by: float) -> None:
         """Cancel the commands and the timers' deliveries the grace abandoned, and let them
         end, before the database closes: left running, they met its closed connections (an
         error logged in the middle of the stop; a row being read taken for an unreadable
@@ -234,20 +250,21 @@ class KhronosBot(commands.AutoShardedBot):
         for task in left:
             task.cancel()
         if left:
-            await asyncio.wait(left, timeout=STOP_CLOSE)
+            await asyncio.wait(left, timeout=close_within(closed_by))
         if commands:
             log.warning("stopping: %d command%s still running at the end of the grace cut "
                         "(what was not committed did not happen; no answer went out)",
                         commands, "" if commands == 1 else "s")
 
-    async def _say_what_is_left(self) -> None:
+    async def _say_what_is_left(self, closed_by: float) -> None:
         """Log once how many outbox rows the stop leaves for the next start (which sends them
         at once): counted after the connection to Discord is closed, when nothing more can
         go out."""
         if self._deliverer is None:
             return
         try:
-            left = await asyncio.wait_for(unsent_count(self.service.storage), STOP_CLOSE)
+            left = await asyncio.wait_for(unsent_count(self.service.storage),
+                                          close_within(closed_by))
         except Exception:
             log.exception("stopping: could not count the outbox rows left")
             return
@@ -284,6 +301,12 @@ class KhronosBot(commands.AutoShardedBot):
         """What a timer said, sent in a task of its own: the timer loop never waits for one
         game's deliveries (a claim held elsewhere, Discord's rate limits, images)."""
         self._spawn(self.deliver(outcome), self._deliveries)
+
+
+def close_within(closed_by: float) -> float:
+    """The seconds one close step of a stop may take: ``STOP_CLOSE``, or what is left until
+    ``closed_by`` (``time.monotonic``) if that is less, but never under ``CLOSE_FLOOR``."""
+    return max(min(STOP_CLOSE, closed_by - time.monotonic()), CLOSE_FLOOR)
 
 
 def create_bot(settings: Settings, *, service: GameService | None = None,

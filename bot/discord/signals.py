@@ -43,16 +43,18 @@ def install(bot: Stoppable) -> None:
 def _on_signal(bot: Stoppable, signum: int) -> None:
     name = signal.Signals(signum).name
     if bot.stopping:
-        _exit_now(128 + signum, f"{name} again while stopping: exiting at once")
+        exit_now(128 + signum, f"{name} again while stopping: exiting at once")
     log.info("%s received", name)
-    timer = threading.Timer(HARD_STOP, _exit_now,
+    timer = threading.Timer(HARD_STOP, exit_now,
                             (1, f"the stop did not end within {HARD_STOP:g} s; exiting"))
     timer.daemon = True  # never keeps the process alive by itself
     timer.start()
     bot.request_stop()
 
 
-def _exit_now(status: int, why: str) -> None:
+def exit_now(status: int, why: str) -> None:
+    """Log ``why``, flush the logs and end the process with ``status`` at once: no thread,
+    connection or exit handler is waited for."""
     log.warning(why)
     with contextlib.suppress(Exception):
         for handler in logging.getLogger().handlers:
@@ -61,4 +63,4 @@ def _exit_now(status: int, why: str) -> None:
     os._exit(status)
 
 
-__all__ = ["HARD_STOP", "install"]
+__all__ = ["HARD_STOP", "exit_now", "install"]

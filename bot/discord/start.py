@@ -13,6 +13,7 @@ import discord
 from ..settings import Settings, data_dir_problem
 from ..storage import StorageUnavailable
 from ..storage.api import safe_url
+from . import signals
 from .app import create_bot
 
 
@@ -75,4 +76,6 @@ def run_discord(settings: Settings) -> int:
         code, sentence = failure
         print(sentence, file=sys.stderr)
         return code
+    if bot.left_open:  # their threads (aiosqlite's) would keep the process until the hard stop
+        signals.exit_now(0, f"stopped; exiting without waiting for {' or '.join(bot.left_open)}")
     return 0

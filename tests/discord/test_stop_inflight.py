@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 
 from bot.discord.app import STOP_GRACE
+from bot.discord.signals import HARD_STOP
 from bot.storage.sqlite import DB_FILENAME
 from tests.discord.conftest import Scene
 from tests.discord.entry import BotProcess
@@ -188,3 +189,40 @@ async def test_sigterm_during_a_delivery_held_past_the_grace_no_duplicate_after_
     assert "Traceback" not in bot.log(), bot.log()[-3000:]
     took = await restart_and_check(scene, users)
     assert took < 10.0, "what was left went out at once, not after a claim expired"
+
+
+async def test_sigterm_held_past_the_grace_then_the_database_hung_exits_0_in_time(
+        scene: Scene, tmp_path: Path) -> None:
+    """A slow stop: a delivery held past the grace, then the database does not answer its
+    close. The close steps are bounded, all of them end by ``STOP_CLOSED_BY``, and a connection
+    left open does not keep the process alive: it exits 0 before ``signals.HARD_STOP`` (status
+    1, the last resort), says once that it did not wait for the database, and the restart (the
+    SQLite holder died with the process) sends what was left at once. Before, the database's
+    threads kept the process until the hard stop."""
+    fake = scene.fake
+    holds = tmp_path / "holds"
+    holds.mkdir()
+    bot = await BotProcess.start(fake, scene.data, scene.guild.id, KHRONOS_HOLD_DIR=str(holds))
+    try:
+        users, _ = await hold_a_table_post(scene, bot, "command")
+        (holds / "close").touch()
+        loop = asyncio.get_running_loop()
+        signalled = loop.time()
+        bot.signal(signal.SIGTERM)
+        status = await bot.wait(STOP_BOUND)
+        stopped = loop.time() - signalled
+    finally:
+        (holds / "close").unlink(missing_ok=True)
+        fake.held_channels.clear()
+        await bot.kill()
+    log = bot.log()
+    assert status == 0, log[-3000:]
+    assert (holds / "close.reached").exists(), "the database's close was reached and held"
+    assert STOP_GRACE - 0.5 <= stopped < HARD_STOP, stopped
+    assert "did not end within" not in log
+    said = [line for line in log.splitlines() if "did not close within" in line]
+    assert len(said) == 1 and "the database connections" in said[0], log[-3000:]
+    assert "Traceback" not in log, log[-3000:]
+    await wait_until(lambda: fake.posts_in_flight == 0, what="the abandoned post done")
+    assert await unsent_rows(scene.data), "a backlog is left for the next start"
+    assert await restart_and_check(scene, users) < 10.0

@@ -112,3 +112,20 @@ if _HOLD:
         return out
 
     moves.MovesMixin._play = _held_play  # type: ignore[method-assign]
+
+    # while a file ``close`` is in the folder, the stop's close of the database connections
+    # waits (a database that does not answer), then closes them
+    from bot.storage.postgres import PgStorage
+    from bot.storage.sqlite import SqliteStorage
+
+    def _held_close(close: Any) -> Any:
+        async def held(self: Any) -> None:
+            if _held("close"):
+                end = time.monotonic() + _HOLD_LIMIT
+                while (_holds / "close").exists() and time.monotonic() < end:
+                    await asyncio.sleep(0.02)
+            await close(self)
+        return held
+
+    SqliteStorage.close = _held_close(SqliteStorage.close)  # type: ignore[method-assign]
+    PgStorage.close = _held_close(PgStorage.close)  # type: ignore[method-assign]
