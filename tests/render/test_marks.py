@@ -3,11 +3,9 @@ building, or which squares, each numbered button means."""
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable
 
 import pytest
-from PIL import Image
 
 import render
 from engine import (
@@ -29,6 +27,7 @@ from render.style import INK, WHITE
 from render.table import table_layout
 
 from . import states
+from .pixels import decode
 
 
 def _footprint(square: str, size: int) -> frozenset[int]:
@@ -108,12 +107,6 @@ def test_no_numbers_without_a_choice_or_once_the_game_is_over() -> None:
     assert choice_marks(over, Age.MIGHT) == []
 
 
-def _decode(png: bytes) -> Image.Image:
-    img = Image.open(io.BytesIO(png))
-    img.load()
-    return img.convert("RGB")
-
-
 @pytest.mark.parametrize("choice", [states.choice_which, states.choice_place])
 def test_r37_the_move_image_shows_the_choice_large_with_its_numbers(
         choice: Callable[[], tuple[PublicView, list[Event]]]) -> None:
@@ -121,7 +114,7 @@ def test_r37_the_move_image_shows_the_choice_large_with_its_numbers(
     assert view.pending is not None
     lay = move_layout(view, ["Ann", "Bob", "Cy"], events)
     assert lay.focus is Age(view.pending.age)
-    img = _decode(render.move_png(view, ["Ann", "Bob", "Cy"], events))
+    img = decode(render.move_png(view, ["Ann", "Bob", "Cy"], events))
     x, y = lay.boards[lay.focus]
     geo = lay.geometry[lay.focus]
     gx, gy = x + geo.band, y + geo.header + geo.band

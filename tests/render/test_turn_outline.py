@@ -3,8 +3,6 @@ turn's moves changed, once, as it stands after them; the age of the last move st
 
 from __future__ import annotations
 
-import io
-
 from PIL import Image
 
 import engine
@@ -14,6 +12,8 @@ from engine.builder import position
 from render.board import HIGHLIGHT_INNER
 from render.style import RING
 from render.table import table_focus, table_layout
+
+from .pixels import decode
 
 NAMES = ["Ann", "Bob", "Cid"]
 F1, G2, H5 = parse_square("F1"), parse_square("G2"), parse_square("H5")
@@ -49,10 +49,6 @@ def _outlined(img: Image.Image, box: tuple[float, float, float, float] | None,
     return all(img.getpixel(p) == colour for p in sides)
 
 
-def _decode(png: bytes) -> Image.Image:
-    return Image.open(io.BytesIO(png)).convert("RGB")
-
-
 def test_r15_two_changes_on_two_boards_are_both_outlined_the_last_ones_age_large() -> None:
     view, moves = _two_boards()
     turn = [e for events in moves for e in events]
@@ -62,12 +58,12 @@ def test_r15_two_changes_on_two_boards_are_both_outlined_the_last_ones_age_large
     lay = table_layout(view, NAMES, last, marks)
     assert lay.focus is Age.FAITH  # the last move's age, not the earliest outlined
     assert table_focus(view, marks, last) is Age.FAITH
-    img = _decode(render.table_png(view, NAMES, last, marks))
+    img = decode(render.table_png(view, NAMES, last, marks))
     assert _outlined(img, lay.square_box(Age.FAITH, G2))  # large
     assert _outlined(img, lay.square_box(Age.MIGHT, F1), RING)  # small, on the right
     # the last move's events alone outline only the Chapel
     alone = table_layout(view, NAMES, last)
-    img = _decode(render.table_png(view, NAMES, last))
+    img = decode(render.table_png(view, NAMES, last))
     assert _outlined(img, alone.square_box(Age.FAITH, G2))
     assert not _outlined(img, alone.square_box(Age.MIGHT, F1), RING)
 
