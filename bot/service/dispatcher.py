@@ -24,8 +24,9 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
+from typing import Protocol
 
-from . import GameService, Outcome
+from . import Outcome
 from .wake import sleep_or_wake
 
 log = logging.getLogger("khronos.timers")
@@ -34,10 +35,25 @@ MAX_SLEEP = 300.0  # seconds: a jump of the wall clock is noticed within this
 RETRY_AFTER = 600.0  # seconds: a timer whose handling raised is tried again after this
 
 
+class TimerService(Protocol):
+    """What the dispatcher uses of the service (``GameService``; the tests' stand-ins)."""
+
+    @property
+    def clock(self) -> Callable[[], float]: ...
+
+    async def due_timers(self, now: float | None = None) -> list[int]: ...
+
+    async def fire_timer(self, timer_id: int) -> Outcome | None: ...
+
+    async def postpone_timer(self, timer_id: int, seconds: float) -> None: ...
+
+    async def next_timer_due(self) -> float | None: ...
+
+
 class TimerDispatcher:
     def __init__(
         self,
-        service: GameService,
+        service: TimerService,
         deliver: Callable[[Outcome], Awaitable[None]],
         *,
         clock: Callable[[], float] | None = None,

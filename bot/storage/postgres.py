@@ -577,7 +577,7 @@ class PgStorage:
         except Exception as exc:  # the write that follows says what is wrong, if anything
             log.warning("no new session marks this process alive yet (%s)", exc)
 
-    async def _commit(self, tr: Any, tx: PgTx) -> None:
+    async def _commit(self, tr: asyncpg.transaction.Transaction, tx: PgTx) -> None:
         """Commit ``tx`` (the tests' kill -9 processes hook in here)."""
         await tr.commit()
 

@@ -8,7 +8,6 @@ import asyncio
 import logging
 import sqlite3
 from pathlib import Path
-from typing import cast
 
 import pytest
 
@@ -56,9 +55,7 @@ async def test_a_full_disk_makes_the_timer_loop_back_off_and_say_it_once(
     async def deliver(out: Outcome) -> None:
         raise AssertionError("nothing to deliver")
 
-    # cast: a stand-in with only what the dispatcher calls
-    dispatcher = TimerDispatcher(cast(GameService, service), deliver, sleep=fake_sleep,
-                                 max_sleep=300)
+    dispatcher = TimerDispatcher(service, deliver, sleep=fake_sleep, max_sleep=300)
     with caplog.at_level(logging.WARNING, logger="khronos.timers"):
         dispatcher.start()
         await asyncio.wait_for(enough.wait(), 10)
@@ -157,8 +154,7 @@ async def test_a_stop_that_cuts_a_timer_with_an_error_still_stops_and_leaves_it_
     async def deliver(out: Outcome) -> None:
         raise AssertionError("nothing to deliver")
 
-    # cast: a stand-in with only what the dispatcher calls
-    dispatcher = TimerDispatcher(cast(GameService, service), deliver)
+    dispatcher = TimerDispatcher(service, deliver)
     with caplog.at_level(logging.DEBUG, logger="khronos.timers"):
         dispatcher.start()
         await asyncio.wait_for(service.firing.wait(), 10)
