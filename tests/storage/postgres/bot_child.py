@@ -14,7 +14,6 @@ import json
 import os
 import signal
 import sys
-import weakref
 from typing import TypedDict
 
 import discord
@@ -28,22 +27,7 @@ from bot.discord.app import create_bot
 from bot.service import GameService
 from bot.settings import Settings
 from bot.storage.postgres import PgStorage, PgTx
-from bot.storage.sql import SqlTx
-
-_appended: weakref.WeakSet[SqlTx] = weakref.WeakSet()  # the transactions that stored a move
-
-
-async def _append_and_mark(self: SqlTx, *, game_id: int, seq: int, version: int, seat: int,
-                           user_id: int | None, kind: str, action: str, events: str, step: int,
-                           now: float) -> None:
-    await _append_move(self, game_id=game_id, seq=seq, version=version, seat=seat,
-                       user_id=user_id, kind=kind, action=action, events=events, step=step,
-                       now=now)
-    _appended.add(self)
-
-
-_append_move = PgTx.append_move
-PgTx.append_move = _append_and_mark  # type: ignore[method-assign]
+from tests.storage.postgres.marked import stored_a_move
 
 
 class ChildConfig(TypedDict):
@@ -69,7 +53,7 @@ class KillingStorage(PgStorage):
     async def _commit(self, tr: Transaction, tx: PgTx) -> None:
         # count the commits that store a move (not the other writes of a bot, such as
         # marking messages delivered)
-        moved = tx in _appended
+        moved = stored_a_move(tx)
         self.commits += moved
         if moved and self.commits == self.kill_at:
             os.kill(os.getpid(), signal.SIGKILL)

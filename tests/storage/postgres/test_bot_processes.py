@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import signal
 import sys
 from pathlib import Path
@@ -55,6 +56,7 @@ async def start_bot(fake: FakeDiscord, schema: str, data: Path, guild_id: int, s
         "schema": schema, "data": str(data), "kill_at": kill_at}
     proc = await asyncio.create_subprocess_exec(
         sys.executable, str(CHILD), json.dumps(cfg), cwd=str(ROOT),
+        env={**os.environ, "PYTHONPATH": str(ROOT)},  # the child imports tests.storage
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
     assert proc.stdout is not None
     line = await asyncio.wait_for(proc.stdout.readline(), 60)
