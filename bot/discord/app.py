@@ -71,6 +71,9 @@ class KhronosBot(commands.AutoShardedBot):
         self._commands: set[asyncio.Task[Any]] = set()  # interactions being handled
         self._deliveries: set[asyncio.Task[None]] = set()  # what the timers said, being sent
         self._stop_task: asyncio.Task[None] | None = None
+        # python -m bot: the task of the run while the bot does not serve yet (the login, the
+        # database, the commands' sync, the gateway): a stop then ends the start where it waits
+        self._starting: asyncio.Task[Any] | None = None
         self.left_open: list[str] = []  # what the stop did not wait to close (python -m bot
         # then exits without waiting for its threads: signals.exit_now)
         self.ai_pool: ThinkPool | None = None  # the computers' worker processes, if any
@@ -123,6 +126,7 @@ class KhronosBot(commands.AutoShardedBot):
         # python -m bot: the signals are the bot's from the start (a docker stop during the
         # login is a stop like any other), before discord.py connects
         if self.handle_sigterm:
+            self._starting = asyncio.current_task()
             signals.install(self)
         await super().__aenter__()
         return self
@@ -141,6 +145,7 @@ class KhronosBot(commands.AutoShardedBot):
 
     async def _start_outbox(self) -> None:
         await self.wait_until_ready()
+        self._starting = None  # serving: a stop now delivers what is committed first
         log.info("%s: ready; the outbox and the timers are served", READY)
         self.deliverer.start()
 
@@ -151,8 +156,16 @@ class KhronosBot(commands.AutoShardedBot):
     def request_stop(self) -> None:
         """Stop taking commands, finish deliveries, close everything (``close``)."""
         if not self.stopping:
-            log.info("stopping: finishing deliveries, then closing")
             self.stopping = True
+            starting, self._starting = self._starting, None
+            if starting is not None and not starting.done():
+                # nothing is served yet (no command, no timer, no delivery): the start is
+                # cancelled where it waits (a database or Discord that does not answer), and
+                # the run's own exit closes what it opened
+                log.info("stopping during the start: closing")
+                starting.cancel()
+                return
+            log.info("stopping: finishing deliveries, then closing")
             self._spawn(self.close())
 
     async def close(self) -> None:

@@ -4,6 +4,7 @@ settings; 1: a network failure worth retrying)."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sys
 
@@ -69,6 +70,10 @@ def run_discord(settings: Settings) -> int:
     bot = create_bot(settings, handle_sigterm=True, **settings.shard_options())
     try:
         bot.run(settings.discord_token, log_level=level, root_logger=True)
+    except asyncio.CancelledError:
+        if not bot.stopping:
+            raise
+        # a stop during the start (KhronosBot.request_stop): its run was cancelled, closed
     except Exception as exc:
         failure = startup_failure(exc)
         if failure is None:

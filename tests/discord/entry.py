@@ -79,6 +79,20 @@ class BotProcess:
                     **env: str) -> BotProcess:
         """Start the bot with the settings ``env`` (variable names) on top of the fake's token,
         the data folder and the test server; wait until it is connected."""
+        me = await cls.launch(fake, data, guild_id, **env)
+        loop = asyncio.get_running_loop()
+        end = loop.time() + READY_TIMEOUT
+        while not me.ready():
+            if me.proc.returncode is not None or loop.time() > end:
+                await me.kill()
+                raise AssertionError(f"the bot did not start: {me.log()[-3000:]}")
+            await asyncio.sleep(0.05)
+        return me
+
+    @classmethod
+    async def launch(cls, fake: FakeDiscord, data: Path, guild_id: int,
+                     **env: str) -> BotProcess:
+        """``start`` without waiting for the bot to serve."""
         data.mkdir(parents=True, exist_ok=True)
         where = {"api_base": fake.api_base, "gateway_url": fake.gateway_url,
                  "cdn_base": fake.cdn_base}
@@ -98,13 +112,6 @@ class BotProcess:
             stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
         me = cls(proc, data)
         me._collect()
-        loop = asyncio.get_running_loop()
-        end = loop.time() + READY_TIMEOUT
-        while not me.ready():
-            if proc.returncode is not None or loop.time() > end:
-                await me.kill()
-                raise AssertionError(f"the bot did not start: {me.log()[-3000:]}")
-            await asyncio.sleep(0.05)
         return me
 
     def _collect(self) -> None:
