@@ -17,7 +17,7 @@ local: $(RUN_STAMP)
 
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check engine render ai bot tests benchmarks
-	$(BIN)/mypy engine render ai bot
+	$(BIN)/mypy engine render ai bot benchmarks
 
 test: lint mypy-tests
 	$(BIN)/python -m pytest -n auto

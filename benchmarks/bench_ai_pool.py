@@ -40,9 +40,9 @@ def views(count: int) -> list[engine.PlayerView]:
         while not state.over and state.round < 3:
             seat, action = random_action(state, chooser)
             state, _ = engine.apply(state, seat, action)
-        seat = engine.current_seat(state)
-        if seat is not None:
-            out.append(engine.player_view(state, seat))
+        to_act = engine.current_seat(state)
+        if to_act is not None:
+            out.append(engine.player_view(state, to_act))
         seed += 1
     return out
 

@@ -25,7 +25,7 @@ def states(n: int = 60) -> list[engine.GameState]:
     suggestions), adventurers spread over the ages by earlier travels."""
     rng = random.Random(7)
     state = engine.new_game(engine.Options(players=3), 7)
-    out = []
+    out: list[engine.GameState] = []
     while not state.over and len(out) < n:
         seat = engine.current_seat(state)
         assert seat is not None

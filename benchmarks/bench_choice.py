@@ -35,6 +35,7 @@ from bench_hard import turn_views
 
 from ai import hard
 from ai.evaluate import evaluate_all
+from ai.policy import CAREFUL
 from engine import PlayerView
 
 SEEDS = (3, 4, 5, 6, 7)  # the games the positions come from
@@ -54,7 +55,7 @@ def plan_value(search: hard.Search, seat: int, actions: hard.Turn, deals: int) -
     total = 0.0
     for deal in range(deals):
         state = search.play_out(search.play_turn(search.sample(deal), seat, actions), 0)
-        total += evaluate_all(state, hard.CAREFUL)[seat]
+        total += evaluate_all(state, CAREFUL)[seat]
     return total / deals
 
 

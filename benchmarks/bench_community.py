@@ -86,7 +86,10 @@ async def fill(storage: Storage, games: int) -> float:
 
 def figures(samples: list[float]) -> str:
     s = sorted(samples)
-    pick = lambda q: s[min(len(s) - 1, int(q * len(s)))]  # noqa: E731
+
+    def pick(q: float) -> float:
+        return s[min(len(s) - 1, int(q * len(s)))]
+
     return (f"{statistics.median(s):>7.2f} {pick(0.9):>7.2f} {pick(0.99):>7.2f} "
             f"{s[-1]:>7.2f}")
 

@@ -26,6 +26,7 @@ from bot.discord.app import create_bot
 from bot.images import Renderer
 from bot.service.outbox import EDIT_SPACING
 from bot.settings import Settings
+from bot.storage.sqlite import SqliteStorage
 from tests.fakediscord.fake import FakeDiscord
 
 ROUNDS = 12  # moves per phase (a 3-player game has 21 turns)
@@ -70,6 +71,7 @@ async def main() -> None:
                             KHRONOS_TEST_GUILD_ID=guild.id)
         async with fake.running(create_bot(settings)) as bot:
             storage = bot.service.storage
+            assert isinstance(storage, SqliteStorage)  # the bot's own file (no database URL)
             real_commit = storage._commit
 
             async def commit(conn: Any) -> None:
@@ -93,7 +95,9 @@ async def main() -> None:
                     if state.over:
                         break
                     seat = state.turn
-                    user = users[info.user_of(seat)]
+                    who = info.user_of(seat)
+                    assert who is not None
+                    user = users[who]
                     small = [(t, o) for t in (engine.BuildingType.HAMLET,
                                               engine.BuildingType.CHAPEL,
                                               engine.BuildingType.WATCHTOWER)

@@ -98,7 +98,7 @@ async def main(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as data:
         settings = Settings(DISCORD_TOKEN=fake.token, KHRONOS_DATA_DIR=Path(data),
                             KHRONOS_TEST_GUILD_ID=guild.id, KHRONOS_COMPUTER_DELAY=0,
-                            KHRONOS_AI_WORKERS=args.workers, **extra)  # type: ignore[arg-type]
+                            KHRONOS_AI_WORKERS=args.workers, **extra)
         budget = settings.computer_budget
         async with fake.running(create_bot(settings)) as bot:
             game = 0

@@ -105,7 +105,7 @@ async def worker(backend: str, where: str, schema: str, channels: Sequence[int],
     storage = SqliteStorage(where) if backend == "sqlite" else PgStorage(where, schema=schema,
                                                                    max_size=2)
     await storage.open()
-    service = GameService(storage)  # type: ignore[arg-type]
+    service = GameService(storage)
     chooser = random.Random(os.getpid())
     latencies: list[float] = []
     i = 0

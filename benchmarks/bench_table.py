@@ -228,7 +228,9 @@ async def game(pace: float) -> tuple[Tally, Player, int]:
                         break
                     seat = engine.current_seat(state)
                     assert seat is not None
-                    user = users[info.user_of(seat)]
+                    who = info.user_of(seat)
+                    assert who is not None
+                    user = users[who]
                     if state.pending is not None:
                         await player.choose(user)
                         continue

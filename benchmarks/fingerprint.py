@@ -67,8 +67,8 @@ def fingerprint(games: int) -> tuple[str, int]:
             state, events = apply(state, seat, action)
             actions += 1
             h.update(state.model_dump_json().encode())
-            for e in events:
-                h.update(e.model_dump_json().encode())
+            for event in events:
+                h.update(event.model_dump_json().encode())
     return h.hexdigest(), actions
 
 
