@@ -19,7 +19,6 @@ question to put to a tournament, not an answer.
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import sys
 import tempfile
@@ -28,6 +27,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from rows import play_logged, read_log
 
 from ai.choose import choose_action
 from ai.evaluate import INCOME_ROUNDS, best_placement, board_incomes
@@ -137,16 +138,11 @@ def main() -> None:
     parser.add_argument("--table", metavar="LOG", help="print the fits of a log and stop")
     args = parser.parse_args()
     if args.table:
-        with open(args.table, encoding="utf-8") as f:
-            print("\n".join(fits([json.loads(line) for line in f if line.strip()])))
+        print("\n".join(fits(read_log(args.table))))
         return
-    rows: list[dict[str, Any]] = []
-    with open(args.log, "a", encoding="utf-8") as log:
-        for g in range(args.games):
-            game = play(args.players, FIRST_SEED + args.first + g, args.level)
-            log.writelines(json.dumps(r) + "\n" for r in game)
-            log.flush()
-            rows += game
+    rows = play_logged(
+        args.games, lambda g: play(args.players, FIRST_SEED + args.first + g, args.level),
+        args.log)
     print(f"{args.games} games of {args.players} players at {args.level}; log: {args.log}")
     print("\n".join(fits(rows)))
 

@@ -24,7 +24,6 @@ absolute error and its standard deviation (the part no constant offset explains)
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import statistics
 import sys
@@ -34,6 +33,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from rows import play_logged, read_log
 
 from ai.choose import choose_action
 from ai.evaluate import evaluate
@@ -148,17 +149,10 @@ def main() -> None:
     parser.add_argument("--table", metavar="LOG", help="print the table of a log and stop")
     args = parser.parse_args()
     if args.table:
-        with open(args.table, encoding="utf-8") as f:
-            print("\n".join(table([json.loads(line) for line in f if line.strip()])))
+        print("\n".join(table(read_log(args.table))))
         return
     levels = args.levels.split(",")
-    rows: list[dict[str, Any]] = []
-    with open(args.log, "a", encoding="utf-8") as log:
-        for g in range(args.games):
-            game = play(levels, FIRST_SEED + args.first + g)
-            log.writelines(json.dumps(r) + "\n" for r in game)
-            log.flush()
-            rows += game
+    rows = play_logged(args.games, lambda g: play(levels, FIRST_SEED + args.first + g), args.log)
     print(f"{args.games} games at {','.join(levels)}, budget {BUDGET_S} s; log: {args.log}")
     print("\n".join(table(rows)))
 

@@ -13,6 +13,7 @@ import json
 import os
 import signal
 import sys
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,6 +25,7 @@ SITE = Path(__file__).with_name("entry_site")
 # seconds BotProcess.start waits for the bot to serve (not a keyword of start: its keywords are
 # the bot's settings)
 READY_TIMEOUT = 60.0
+STOP_BOUND = 10.0  # docker stop's SIGKILL comes 10 s after its SIGTERM
 
 
 def children_of() -> dict[int, list[int]]:
@@ -130,6 +132,25 @@ class BotProcess:
 
     def signal(self, signum: int) -> None:
         self.proc.send_signal(signum)
+
+    async def stop(self, release: Callable[[], Awaitable[None] | None] | None = None,
+                   bound: float = STOP_BOUND) -> tuple[int | None, float]:
+        """SIGTERM, then, once the stop has begun (its log line), ``release`` (what the test
+        held); the exit status within ``bound`` seconds of the signal (None: still running)
+        and the seconds from the signal to the exit (or to the bound)."""
+        loop = asyncio.get_running_loop()
+        signalled = loop.time()
+        self.signal(signal.SIGTERM)
+        if release is not None:
+            while "stopping" not in self.log():
+                if loop.time() - signalled > bound:
+                    raise AssertionError(f"the stop never began: {self.log()[-3000:]}")
+                await asyncio.sleep(0.02)
+            released = release()
+            if released is not None:
+                await released
+        status = await self.wait(max(bound - (loop.time() - signalled), 0.0))
+        return status, loop.time() - signalled
 
     async def wait(self, timeout: float) -> int | None:
         """The exit status, or None if it is still running after ``timeout`` seconds."""

@@ -30,8 +30,6 @@ from tests.fakediscord.models import FakeMessage, FakeUser
 from tests.storage.postgres.backend import PG_URL, pg_schema
 from tests.storage.postgres.test_two_bots import guild_on_shard
 
-STOP_BOUND = 10.0  # docker stop's SIGKILL comes 10 s after its SIGTERM
-
 
 async def wait_until(check: Callable[[], bool], timeout: float = 20.0,
                      what: str = "the condition") -> float:
@@ -121,8 +119,7 @@ async def test_sigterm_sends_what_is_committed_then_exits_0_within_10_s(scene: S
         fake.post_delay = 0.4  # the move's post, ping and DMs are still going out
         ia = await fake.slash(first, scene.ch, "end")
         await wait_until(lambda: fake.posts_in_flight > 0, what="a delivery in flight")
-        bot.signal(signal.SIGTERM)
-        status = await bot.wait(STOP_BOUND)
+        status, _ = await bot.stop()
     finally:
         await bot.kill()
     assert status == 0, bot.log()[-3000:]

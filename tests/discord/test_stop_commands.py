@@ -11,7 +11,6 @@ latest state; the kick made once). Every wait is a poll with a deadline."""
 
 from __future__ import annotations
 
-import signal
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ import pytest
 from bot import i18n
 from tests.discord.conftest import Scene
 from tests.discord.entry import descendants
-from tests.discord.test_stop_and_restart import STOP_BOUND, game_under_way, wait_until
+from tests.discord.test_stop_and_restart import game_under_way, wait_until
 from tests.discord.test_stop_timers import (
     COMPUTER,
     Site,
@@ -117,10 +116,7 @@ async def test_sigterm_while_a_hint_is_computed_in_a_thread_it_is_answered(
         ia = await fake.slash(alice, scene.ch, "hint", options={})
         await ia.wait_ack()
         await site.reached("hint")
-        bot.signal(signal.SIGTERM)
-        await wait_until(lambda: "stopping" in bot.log(), what="the stop")
-        site.release()
-        status = await bot.wait(STOP_BOUND)
+        status, _ = await bot.stop(site.release)
     finally:
         site.release()
         await bot.kill()
@@ -173,11 +169,8 @@ async def test_sigterm_while_the_table_is_edited_one_message_per_turn_showing_th
         for _ in range(2):  # two turns end; the first turn's edit is held
             await end_turn(scene, site, users)
         await wait_until(lambda: fake.edits_in_flight > 0, what="the table's edit held")
-        bot.signal(signal.SIGTERM)
-        await wait_until(lambda: "stopping" in bot.log(), what="the stop")
-        if release == "within the grace":
-            fake.held_edits.clear()
-        status = await bot.wait(STOP_BOUND)
+        within = release == "within the grace"
+        status, _ = await bot.stop(fake.held_edits.clear if within else None)
     finally:
         fake.held_edits.clear()
         await bot.kill()
@@ -252,11 +245,8 @@ async def test_sigterm_while_an_admins_kick_is_held_in_its_transaction_it_is_mad
             async with kick_held(site, backend) as held:
                 ia = await fake.slash(alice, scene.ch, "game kick", options={"player": bob})
                 await held.waiting()
-                bot.signal(signal.SIGTERM)
-                await wait_until(lambda: "stopping" in bot.log(), what="the stop")
-                if release == "within the grace":
-                    await held.release()
-                status = await bot.wait(STOP_BOUND)
+                within = release == "within the grace"
+                status, _ = await bot.stop(held.release if within else None)
         finally:
             site.release()
             await bot.kill()

@@ -18,7 +18,6 @@ what the abandoned request posted). Synchronisation is by polls with a deadline.
 from __future__ import annotations
 
 import asyncio
-import signal
 import sqlite3
 from collections import Counter
 from pathlib import Path
@@ -31,7 +30,6 @@ from bot.storage.sqlite import DB_FILENAME
 from tests.discord.conftest import Scene
 from tests.discord.entry import BotProcess
 from tests.discord.test_stop_and_restart import (
-    STOP_BOUND,
     all_rows,
     each_message_once,
     game_under_way,
@@ -139,12 +137,7 @@ async def test_sigterm_during_a_delivery_it_finishes_and_is_marked_then_exit_0(
     bot = await BotProcess.start(fake, scene.data, scene.guild.id)
     try:
         users, row = await hold_a_table_post(scene, bot, sender)
-        loop = asyncio.get_running_loop()
-        signalled = loop.time()
-        bot.signal(signal.SIGTERM)
-        await wait_until(lambda: "stopping" in bot.log(), what="the stop")
-        fake.held_channels.clear()
-        status = await bot.wait(STOP_BOUND - (loop.time() - signalled))
+        status, _ = await bot.stop(fake.held_channels.clear)
     finally:
         fake.held_channels.clear()
         await bot.kill()
@@ -168,11 +161,7 @@ async def test_sigterm_during_a_delivery_held_past_the_grace_no_duplicate_after_
     try:
         users, row = await hold_a_table_post(scene, bot, sender)
         before = row_states(scene.data)
-        loop = asyncio.get_running_loop()
-        signalled = loop.time()
-        bot.signal(signal.SIGTERM)
-        status = await bot.wait(STOP_BOUND)
-        stopped = loop.time() - signalled
+        status, stopped = await bot.stop()
     finally:
         # Discord completes the abandoned request after the process is gone
         fake.held_channels.clear()
@@ -206,11 +195,7 @@ async def test_sigterm_held_past_the_grace_then_the_database_hung_exits_0_in_tim
     try:
         users, _ = await hold_a_table_post(scene, bot, "command")
         (holds / "close").touch()
-        loop = asyncio.get_running_loop()
-        signalled = loop.time()
-        bot.signal(signal.SIGTERM)
-        status = await bot.wait(STOP_BOUND)
-        stopped = loop.time() - signalled
+        status, stopped = await bot.stop()
     finally:
         (holds / "close").unlink(missing_ok=True)
         fake.held_channels.clear()

@@ -9,14 +9,12 @@ process until the hard stop (9.5 s, status 1)."""
 from __future__ import annotations
 
 import asyncio
-import signal
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from bot.discord.signals import HARD_STOP
 from tests.discord.conftest import Scene
 from tests.discord.entry import BotProcess
-from tests.discord.test_stop_and_restart import STOP_BOUND
 
 
 @asynccontextmanager
@@ -54,11 +52,7 @@ async def test_sigterm_while_the_database_does_not_answer_ends_the_start_exit_0(
             KHRONOS_DATABASE_URL=f"postgresql://khronos@127.0.0.1:{port}/khronos")
         try:
             await asyncio.wait_for(reached.wait(), 60)  # the start waits on the database
-            loop = asyncio.get_running_loop()
-            signalled = loop.time()
-            bot.signal(signal.SIGTERM)
-            status = await bot.wait(STOP_BOUND)
-            took = loop.time() - signalled
+            status, took = await bot.stop()
         finally:
             await bot.kill()
     log = bot.log()

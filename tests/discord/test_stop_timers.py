@@ -28,9 +28,8 @@ import pytest
 import engine
 from bot.storage.sqlite import DB_FILENAME
 from tests.discord.conftest import Scene
-from tests.discord.entry import BotProcess, alive, descendants
+from tests.discord.entry import STOP_BOUND, BotProcess, alive, descendants
 from tests.discord.test_stop_and_restart import (
-    STOP_BOUND,
     database,
     game_under_way,
     row_of,
@@ -168,8 +167,8 @@ def clean(log: str) -> None:
 
 async def stop(bot: BotProcess) -> int | None:
     """SIGTERM; the exit status within Docker's 10 s (None: still running)."""
-    bot.signal(signal.SIGTERM)
-    return await bot.wait(STOP_BOUND)
+    status, _ = await bot.stop()
+    return status
 
 
 async def stopped_cleanly(bot: BotProcess) -> None:
@@ -221,11 +220,8 @@ async def test_sigterm_while_a_reminder_dm_is_sent_it_is_sent_once(
         await wait_until(lambda: fake.posts_in_flight > 0, what="the reminder's DM held")
         reminder = await site.reminders_to(first.id)
         assert len(reminder) == 1
-        bot.signal(signal.SIGTERM)
-        await wait_until(lambda: "stopping" in bot.log(), what="the stop")
-        if release == "within the grace":
-            fake.held_channels.clear()
-        status = await bot.wait(STOP_BOUND)
+        within = release == "within the grace"
+        status, _ = await bot.stop(fake.held_channels.clear if within else None)
     finally:
         fake.held_channels.clear()
         await bot.kill()
