@@ -304,7 +304,8 @@ class Search:
 
     # --- turns ---------------------------------------------------------------------------------
 
-    def play_turn(self, state: GameState, seat: int, actions: Turn) -> GameState:
+    @staticmethod
+    def play_turn(state: GameState, seat: int, actions: Turn) -> GameState:
         """``actions`` played by ``seat`` until its turn ends (a turn cut short by the clock is
         ended where it stands)."""
         for action in actions:

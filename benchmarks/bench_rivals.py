@@ -38,26 +38,18 @@ from rows import play_logged, read_log
 
 from ai.choose import choose_action
 from ai.evaluate import evaluate
-from ai.hard import quick_turn
-from ai.policy import _play, finish_turn
+from ai.hard import Search, quick_turn
+from ai.policy import finish_turn
 from ai.work import WORK
-from engine import Action, EndTurn, GameState, Options, apply, current_seat, new_game, player_view
+from engine import GameState, Options, apply, current_seat, new_game, player_view
 
 FIRST_SEED = 60_000
 BUDGET_S = 0.8  # the levels' budget (the bot's default)
 
 
-def play_turn(state: GameState, seat: int, actions: Sequence[Action]) -> GameState:
-    """``actions`` played by ``seat`` to the end of its turn (ended where they stop)."""
-    for action in actions:
-        state = _play(state, seat, action)
-        if state.over or state.turn != seat:
-            return state
-    return state if state.over or state.turn != seat else _play(state, seat, EndTurn())
-
-
 def _quick(careful: bool) -> Callable[[GameState, int], GameState]:
-    return lambda state, seat: play_turn(state, seat, quick_turn(state, seat, careful))
+    return lambda state, seat: Search.play_turn(state, seat,
+                                                tuple(quick_turn(state, seat, careful)))
 
 
 def _whole(careful: bool) -> Callable[[GameState, int], GameState]:
