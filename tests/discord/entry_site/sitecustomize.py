@@ -45,8 +45,9 @@ if _SHIFT:
 # computer's action, a kicked seat's turn ended by the admin's /kick or /resume; not a
 # player's own move) is held inside its transaction, computed but not committed
 # (``MovesMixin._play`` called without ``first``); while a file ``think`` is in it, a
-# computer's decision is held in the worker that computes it (``ai.worker.decide_json``), and
-# while a file ``hint`` is in it, a /hint's search (``ai.worker.hints_json``). A held point
+# computer's decision is held in the worker that computes it (``ai.worker.decide_json``),
+# while a file ``hint`` is in it, a /hint's search (``ai.worker.hints_json``), and while a file
+# ``close`` is in it, the stop's close of the database connections. A held point
 # first writes ``<name>.reached`` in the folder; a hold ends after ``_HOLD_LIMIT`` seconds
 # whatever happens.
 _HOLD = os.environ.get("KHRONOS_HOLD_DIR")
@@ -80,6 +81,13 @@ if _HOLD:
             while (_holds / name).exists() and time.monotonic() < end:
                 time.sleep(0.02)
 
+    async def _wait_async(name: str) -> None:
+        """``_wait`` for a coroutine: the event loop runs on while the point holds."""
+        if _held(name):
+            end = time.monotonic() + _HOLD_LIMIT
+            while (_holds / name).exists() and time.monotonic() < end:
+                await asyncio.sleep(0.02)
+
     _decide = ai.worker.decide_json
     _hints = ai.worker.hints_json
 
@@ -105,25 +113,19 @@ if _HOLD:
         out = await _play(self, tx, game, info, state, now, first=first, timed_out=timed_out,
                           intro=intro)
         by_timer = first is None or first[1] is None or first[1] < 0  # no person's move
-        if by_timer and _held("play"):
-            end = time.monotonic() + _HOLD_LIMIT
-            while (_holds / "play").exists() and time.monotonic() < end:
-                await asyncio.sleep(0.02)
+        if by_timer:
+            await _wait_async("play")
         return out
 
     moves.MovesMixin._play = _held_play  # type: ignore[method-assign]
 
-    # while a file ``close`` is in the folder, the stop's close of the database connections
-    # waits (a database that does not answer), then closes them
+    # ``close``: a database that does not answer its close (then closed)
     from bot.storage.postgres import PgStorage
     from bot.storage.sqlite import SqliteStorage
 
     def _held_close(close: Any) -> Any:
         async def held(self: Any) -> None:
-            if _held("close"):
-                end = time.monotonic() + _HOLD_LIMIT
-                while (_holds / "close").exists() and time.monotonic() < end:
-                    await asyncio.sleep(0.02)
+            await _wait_async("close")
             await close(self)
         return held
 
