@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from engine import Action, EndTurn, GameState, PlayerView, Travel
@@ -160,6 +161,18 @@ def quick_turn(state: GameState, seat: int, careful: bool) -> list[Action]:
         return list(first.actions)
     _, rest = quick_rest(first.state, seat, careful, TURN_STEPS - len(first.actions))
     return [*first.actions, *rest]
+
+
+def play_turn(state: GameState, seat: int, actions: Sequence[Action]) -> GameState:
+    """``actions`` played by ``seat`` until its turn ends (a turn cut short by the clock is
+    ended where it stands)."""
+    for action in actions:
+        state = _play(state, seat, action)
+        if _turn_over(state, seat):
+            return state
+    if not _turn_over(state, seat):
+        state = _play(state, seat, EndTurn())
+    return state
 
 
 def _next_income_round(round_: int) -> int:
@@ -304,17 +317,9 @@ class Search:
 
     # --- turns ---------------------------------------------------------------------------------
 
-    @staticmethod
-    def play_turn(state: GameState, seat: int, actions: Turn) -> GameState:
-        """``actions`` played by ``seat`` until its turn ends (a turn cut short by the clock is
-        ended where it stands)."""
-        for action in actions:
-            state = _play(state, seat, action)
-            if _turn_over(state, seat):
-                return state
-        if not _turn_over(state, seat):
-            state = _play(state, seat, EndTurn())
-        return state
+    def play_turn(self, state: GameState, seat: int, actions: Turn) -> GameState:
+        """Every turn of the search is played here (``play_turn``)."""
+        return play_turn(state, seat, actions)
 
     def greedy_turn(self, state: GameState, seat: int) -> Turn:
         """The turn ``seat`` plays greedily from here (remembered by the position and its hand,

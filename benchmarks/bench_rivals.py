@@ -38,7 +38,7 @@ from rows import play_logged, read_log
 
 from ai.choose import choose_action
 from ai.evaluate import evaluate
-from ai.hard import Search, quick_turn
+from ai.hard import play_turn, quick_turn
 from ai.policy import finish_turn
 from ai.work import WORK
 from engine import GameState, Options, apply, current_seat, new_game, player_view
@@ -48,8 +48,7 @@ BUDGET_S = 0.8  # the levels' budget (the bot's default)
 
 
 def _quick(careful: bool) -> Callable[[GameState, int], GameState]:
-    return lambda state, seat: Search.play_turn(state, seat,
-                                                tuple(quick_turn(state, seat, careful)))
+    return lambda state, seat: play_turn(state, seat, quick_turn(state, seat, careful))
 
 
 def _whole(careful: bool) -> Callable[[GameState, int], GameState]:
