@@ -18,17 +18,15 @@ question to put to a tournament, not an answer.
 
 from __future__ import annotations
 
-import argparse
 import random
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from rows import play_logged, read_log
+from rows import games_parser, play_logged, read_log
 
 from ai.choose import choose_action
 from ai.evaluate import INCOME_ROUNDS, best_placement, board_incomes
@@ -128,14 +126,7 @@ def fits(rows: list[dict[str, Any]]) -> list[str]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--players", type=int, default=4)
-    parser.add_argument("--games", type=int, default=150)
-    parser.add_argument("--first", type=int, default=0, help="seed offset (another batch)")
-    parser.add_argument("--level", default="easy", help="the level of every seat")
-    parser.add_argument("--log", default=str(Path(tempfile.gettempdir()) / "bench_evaluate.jsonl"),
-                        help="every turn start's row is appended here, game by game")
-    parser.add_argument("--table", metavar="LOG", help="print the fits of a log and stop")
+    parser = games_parser(__doc__, "bench_evaluate", players=4, games=150)
     args = parser.parse_args()
     if args.table:
         print("\n".join(fits(read_log(args.table))))

@@ -20,17 +20,15 @@ together stay moderate), and prints:
 
 from __future__ import annotations
 
-import argparse
 import random
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from rows import play_logged, read_log
+from rows import games_parser, play_logged, read_log
 
 from ai.choose import choose_action
 from ai.evaluate import ROUNDS, board_incomes, seat_values
@@ -168,14 +166,7 @@ def fits(rows: list[dict[str, Any]]) -> tuple[list[str], dict[int, list[float]]]
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--players", type=int, default=2)
-    parser.add_argument("--games", type=int, default=350)
-    parser.add_argument("--first", type=int, default=0, help="seed offset (another batch)")
-    parser.add_argument("--level", default="easy", help="the level of every seat")
-    parser.add_argument("--log", default=str(Path(tempfile.gettempdir()) / "bench_learn.jsonl"),
-                        help="every turn start's row is appended here, game by game")
-    parser.add_argument("--table", metavar="LOG", help="print the fits of a log and stop")
+    parser = games_parser(__doc__, "bench_learn", players=2, games=350)
     args = parser.parse_args()
     if args.table:
         rows = read_log(args.table)

@@ -4,8 +4,11 @@ keeps what it measured and ``--table LOG`` prints its figures again."""
 
 from __future__ import annotations
 
+import argparse
 import json
+import tempfile
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 Row = dict[str, Any]
@@ -28,3 +31,18 @@ def read_log(path: str) -> list[Row]:
     """The rows of a log (blank lines skipped)."""
     with open(path, encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]
+
+
+def games_parser(doc: str | None, name: str, players: int, games: int) -> argparse.ArgumentParser:
+    """The options of a benchmark that plays ``games`` games of ``players`` seats at one level
+    and logs a row per turn start to a file named after it (``name``), or prints the figures
+    of a log (``--table``)."""
+    parser = argparse.ArgumentParser(description=(doc or "").splitlines()[0])
+    parser.add_argument("--players", type=int, default=players)
+    parser.add_argument("--games", type=int, default=games)
+    parser.add_argument("--first", type=int, default=0, help="seed offset (another batch)")
+    parser.add_argument("--level", default="easy", help="the level of every seat")
+    parser.add_argument("--log", default=str(Path(tempfile.gettempdir()) / f"{name}.jsonl"),
+                        help="every turn start's row is appended here, game by game")
+    parser.add_argument("--table", metavar="LOG", help="print the fits of a log and stop")
+    return parser
