@@ -18,7 +18,6 @@ question to put to a tournament, not an answer.
 
 from __future__ import annotations
 
-import random
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,21 +25,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from rows import games_parser, play_logged, read_log
+from rows import games_parser, play_logged, play_watched, read_log
 
-from ai.choose import choose_action
 from ai.evaluate import INCOME_ROUNDS, best_placement, board_incomes
-from engine import (
-    Age,
-    EndTurn,
-    GameState,
-    Options,
-    apply,
-    current_seat,
-    income,
-    new_game,
-    player_view,
-)
+from engine import Action, Age, EndTurn, GameState, income
 
 FIRST_SEED = 50_000
 
@@ -62,21 +50,17 @@ def turn_start(state: GameState) -> dict[str, Any]:
 def play(players: int, seed: int, level: str) -> list[dict[str, Any]]:
     """One game at ``level`` for every seat: a row per turn start, with the incomes its seat
     collected next (``next``) and after (``later``; None past the last)."""
-    state = new_game(Options(players=players), seed)
-    chooser = random.Random(seed)
     rows: list[dict[str, Any]] = []
     collected: dict[int, list[int]] = {s: [] for s in range(players)}
-    opened: tuple[int, int] | None = None
-    while not state.over:
-        seat = current_seat(state)
-        assert seat is not None
-        if state.pending is None and (state.round, state.turn) != opened:
-            opened = (state.round, state.turn)
-            rows.append({**turn_start(state), "collected": len(collected[state.turn])})
-        action = choose_action(player_view(state, seat), level, 0.1, chooser)
+
+    def start(state: GameState) -> None:
+        rows.append({**turn_start(state), "collected": len(collected[state.turn])})
+
+    def chosen(state: GameState, seat: int, action: Action) -> None:
         if isinstance(action, EndTurn) and state.pending is None and state.round in INCOME_ROUNDS:
             collected[seat].append(income(state, seat)[0])  # paid as the turn ends (R12)
-        state, _ = apply(state, seat, action)
+
+    play_watched(players, seed, level, start, chosen)
     for row in rows:
         got = collected[row["seat"]][row["collected"]:]
         row["next"] = got[0] if got else None

@@ -20,7 +20,6 @@ together stay moderate), and prints:
 
 from __future__ import annotations
 
-import random
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -28,11 +27,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from rows import games_parser, play_logged, read_log
+from rows import games_parser, play_logged, play_watched, read_log
 
-from ai.choose import choose_action
 from ai.evaluate import ROUNDS, board_incomes, seat_values
-from engine import BUILDINGS, Age, GameState, Options, apply, current_seat, new_game, player_view
+from engine import BUILDINGS, Age, GameState
 
 FIRST_SEED = 95_000
 RIDGE = 0.01  # per row, added to the normal equations' diagonal
@@ -76,17 +74,9 @@ def features(state: GameState) -> list[list[float]]:
 def play(players: int, seed: int, level: str, game: int) -> list[dict[str, Any]]:
     """One game at ``level`` for every seat: a row per turn start, each seat's figures and
     the final Ecus."""
-    state = new_game(Options(players=players), seed)
-    chooser = random.Random(seed)
     rows: list[dict[str, Any]] = []
-    opened: tuple[int, int] | None = None
-    while not state.over:
-        seat = current_seat(state)
-        assert seat is not None
-        if state.pending is None and (state.round, state.turn) != opened:
-            opened = (state.round, state.turn)
-            rows.append({"game": game, "round": state.round, "features": features(state)})
-        state, _ = apply(state, seat, choose_action(player_view(state, seat), level, 0.1, chooser))
+    state = play_watched(players, seed, level, lambda state: rows.append(
+        {"game": game, "round": state.round, "features": features(state)}))
     final = [p.ecus for p in state.players]
     return [{**row, "final": final} for row in rows]
 
