@@ -43,12 +43,13 @@ from engine import (
 )
 
 from .determinize import sample_state
-from .evaluate import COLS, ROWS, evaluate
+from .evaluate import COLS, ROWS, domain_groups, evaluate
 from .work import CANDIDATE_UNITS, WORK
 
 # --- knobs (docs/ai.md) ----------------------------------------------------------------------
 SQUARES_NEAR = 4  # construct squares kept per (board, building) that touch a domain
 SQUARES_APART = 1  # ... and that touch nothing (a new domain)
+SQUARES_BY_DOMAIN = 0  # ... and the best for each of this many sets of domains joined
 SHORTLIST = 3  # whole-turn plans ``normal`` weighs against the rivals' replies
 SHORTLIST_MARGIN = 3.0  # ... those at most this far (Ecus) behind the best at the end of the turn
 BEAM = (6, 3, 2)  # positions kept per level of ``normal``'s search of its own turn (then 2)
@@ -165,7 +166,7 @@ _BOARD_MOVES_MAX = 20_000
 
 def _board_moves(state: GameState, seat: int, age: Age) -> list[Action]:
     """Constructs and upgrades worth weighing on ``age`` (Might or Faith), remembered."""
-    key = (age, _board_key(state, age), _seat_key(state, seat))
+    key = (age, _board_key(state, age), _seat_key(state, seat), SQUARES_BY_DOMAIN)
     found = _BOARD_MOVES.get(key)
     if found is not None:
         return found
@@ -173,6 +174,7 @@ def _board_moves(state: GameState, seat: int, age: Age) -> list[Action]:
     room = _room(state, seat, age)
     out: list[Action] = []
     occupied: set[int] | None = None
+    where: dict[int, int] | None = None
     for btype in BuildingType:
         spec = BUILDINGS[btype]
         if hand.count(spec.family) < spec.value or spec.value > room:
@@ -188,13 +190,61 @@ def _board_moves(state: GameState, seat: int, age: Age) -> list[Action]:
             ranked.append((_contacts(at, spec.size, occupied), o.extra, at, o.square))
         near = sorted((r for r in ranked if r[0] > 0), key=lambda r: (r[1], -r[0], r[2]))
         apart = sorted((r for r in ranked if r[0] == 0), key=lambda r: (r[1], r[2]))
-        for r in near[:SQUARES_NEAR] + apart[:SQUARES_APART]:
+        kept = near[:SQUARES_NEAR] + apart[:SQUARES_APART]
+        if SQUARES_BY_DOMAIN:
+            where = _domain_of(state, age) if where is None else where
+            kept += [r for r in _by_domain(where, spec.size, near) if r not in kept]
+        for r in kept:
             out.append(Construct(age=age, building=btype, square=r[3]))
     for square, to, option in upgrade_options(state, seat, age):
         out.append(Upgrade(age=age, square=square, to=to, at=option.square))
     if len(_BOARD_MOVES) >= _BOARD_MOVES_MAX:
         _BOARD_MOVES.clear()
     _BOARD_MOVES[key] = out
+    return out
+
+
+# board (tiles as _board_key reads them) -> square -> the number of its domain
+_DOMAINS: dict[tuple[tuple[object, ...], ...], dict[int, int]] = {}
+
+
+def _domain_of(state: GameState, age: Age) -> dict[int, int]:
+    """Square -> the number of its domain (R19), for the squares buildings cover; remembered
+    by the board's tiles (with their owners: the same key as the board's moves)."""
+    key = _board_key(state, age)
+    found = _DOMAINS.get(key)
+    if found is not None:
+        return found
+    if len(_DOMAINS) >= _BOARD_MOVES_MAX:
+        _DOMAINS.clear()
+    where = _DOMAINS[key] = {}
+    for i, group in enumerate(domain_groups(state.boards[age])):
+        for item in group:
+            if isinstance(item, int):
+                where[item] = i
+                continue
+            row, col = divmod(item.at, COLS)
+            n = BUILDINGS[item.type].size
+            for dr in range(n):
+                for dc in range(n):
+                    where[(row + dr) * COLS + col + dc] = i
+    return where
+
+
+def _by_domain(
+    where: dict[int, int], size: int, near: list[tuple[int, int, int, str]],
+) -> list[tuple[int, int, int, str]]:
+    """Of the ranked squares that touch buildings, the first for each distinct set of domains
+    its footprint joins (R19), up to ``SQUARES_BY_DOMAIN`` sets."""
+    seen: set[frozenset[int]] = set()
+    out = []
+    for r in near:
+        joined = frozenset(where[c] for c in _PERIMETERS[size][r[2]] if c in where)
+        if joined not in seen:
+            seen.add(joined)
+            out.append(r)
+            if len(out) == SQUARES_BY_DOMAIN:
+                break
     return out
 
 

@@ -187,3 +187,29 @@ def test_its_root_plans_come_from_a_beam_wider_than_normals(
     _search(turn_starts(2, 90, 6)[-1])
     assert widths == [hard.ROOT_BEAM]
     assert all(w > n for w, n in zip(hard.ROOT_BEAM, policy.BEAM, strict=True))
+
+
+def test_r19_more_squares_for_its_own_turn_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """R19: ``hard``'s own turn weighs a square for each distinct set of domains a construct
+    could join (``ROOT_SQUARES``); the rivals' turns in its iterations, and ``normal``, keep
+    the usual few squares."""
+    seen: list[tuple[str, int]] = []
+    plan_turns, iterate = policy.plan_turns, Search.iterate
+
+    def spy_plan(state: GameState, seat: int, beam: tuple[int, ...], deadline: policy.Limit,
+                 finish_by: policy.Limit = None, stop_at: policy.Limit = None) -> list[policy.Plan]:
+        seen.append(("root", policy.SQUARES_BY_DOMAIN))
+        return plan_turns(state, seat, beam, deadline, finish_by, stop_at)
+
+    def spy_iterate(search: Search, arm: Arm) -> None:
+        seen.append(("iteration", policy.SQUARES_BY_DOMAIN))
+        iterate(search, arm)
+
+    monkeypatch.setattr(policy, "plan_turns", spy_plan)
+    monkeypatch.setattr(Search, "iterate", spy_iterate)
+    _search(turn_starts(2, 90, 6)[-1])
+    assert hard.ROOT_SQUARES > 0
+    assert seen[0] == ("root", hard.ROOT_SQUARES)
+    assert ("iteration", 0) in seen
+    assert {s for s in seen if s[0] == "iteration"} == {("iteration", 0)}
+    assert policy.SQUARES_BY_DOMAIN == 0

@@ -12,6 +12,9 @@ from ai import choose_action, policy
 from ai.evaluate import evaluate
 from ai.policy import BEAM, candidates, finish_turn, plan_turns, shortlist
 from engine import (
+    BUILDINGS,
+    Age,
+    BuildingType,
     Construct,
     Demolish,
     EndTurn,
@@ -19,6 +22,8 @@ from engine import (
     Populate,
     Renovate,
     Upgrade,
+    construct_options,
+    parse_square,
     player_view,
 )
 
@@ -142,3 +147,44 @@ def test_the_first_sample_of_the_replies_is_taken_even_when_the_budget_is_spent(
             assert all(len(p.replies) == 1 for p in plans)
             return
     raise AssertionError("no turn with two plans to weigh")
+
+
+def _joined(state: GameState, age: Age, building: BuildingType, square: str) -> frozenset[int]:
+    """The domains (their numbers in ``domain_groups``) a construct's footprint would touch."""
+    where = policy._domain_of(state, age)
+    at = parse_square(square)
+    return frozenset(where[c] for c in policy._PERIMETERS[BUILDINGS[building].size][at]
+                     if c in where)
+
+
+def test_r19_root_squares_add_one_square_per_distinct_set_of_domains_joined(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """R19: a construct joins the domains its sides touch. With ``SQUARES_BY_DOMAIN`` the
+    candidates keep every square kept without it, and add squares until each distinct set of
+    domains a legal square joins (up to that many sets) has one; the memories of board moves
+    and domains give what is computed afresh and do not mix the two."""
+    added = 0
+    for players, seed in ((2, 7), (4, 8)):
+        for state in turn_starts(players, seed, 9)[1:]:
+            seat = state.turn
+            plain = set(candidates(state, seat))
+            monkeypatch.setattr(policy, "SQUARES_BY_DOMAIN", 3)
+            rich = set(candidates(state, seat))
+            policy._BOARD_MOVES.clear()
+            policy._DOMAINS.clear()
+            assert set(candidates(state, seat)) == rich, state.step  # remembered = afresh
+            monkeypatch.setattr(policy, "SQUARES_BY_DOMAIN", 0)
+            assert plain <= rich and set(candidates(state, seat)) == plain
+            added += len(rich - plain)
+            for age in (Age.MIGHT, Age.FAITH):
+                for building in BuildingType:
+                    legal = {o.square for o in construct_options(state, seat, age, building)}
+                    kept = {a.square for a in rich if isinstance(a, Construct)
+                            and a.age is age and a.building is building}
+                    if not legal or not kept:
+                        continue
+                    sets = {_joined(state, age, building, s) for s in legal} - {frozenset()}
+                    have = {_joined(state, age, building, s) for s in kept} - {frozenset()}
+                    assert len(have) >= min(3, len(sets)), (state.step, age, building)
+    assert added > 0
