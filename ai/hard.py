@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 
 from engine import Action, EndTurn, GameState, PlayerView, Travel
 
-from . import policy
 from .determinize import sample_state
 from .evaluate import INCOME_ROUNDS, evaluate, evaluate_all
 from .policy import (
@@ -57,7 +56,7 @@ PLAN_SHARE = 0.35  # part of the units for the beam search of the seat's own tur
 ROOT_PLANS = 6  # whole-turn plans weighed at the root (distinct first actions first) + easy's
 ROOT_BEAM = (12, 6, 4)  # its beam search's widths, twice normal's (policy.BEAM)
 ROOT_MARGIN = 6.0  # ... those at most this far (Ecus) behind the best at the end of the turn
-ROOT_SQUARES = 8  # policy.SQUARES_BY_DOMAIN while the root plans are searched
+ROOT_SQUARES = 8  # WORK.squares (this thread's) while the root plans are searched
 PRIOR_SHARE = 0.3  # share of a root plan's end-of-turn score in its value (the rest: iterations)
 OPTIONS = 2  # turns a seat below the root chooses between: its greedy turn and another
 TREE_TURNS = 1  # turns below the root kept in the tree; the rest of an iteration is greedy
@@ -221,14 +220,14 @@ class Search:
     def plan_root(self) -> list[Plan]:
         """The root's plans: the beam search's best whole turns and easy's, on one sample."""
         root = sample_state(self.view, self.chooser)
-        squares, policy.SQUARES_BY_DOMAIN = policy.SQUARES_BY_DOMAIN, ROOT_SQUARES
+        squares, WORK.squares = WORK.squares, ROOT_SQUARES
         try:
             plans = shortlist(
                 root, self.seat, self.planning_over, self.planning_over, self.stopped,
                 size=ROOT_PLANS, margin=ROOT_MARGIN, beam=ROOT_BEAM,
             )
         finally:
-            policy.SQUARES_BY_DOMAIN = squares
+            WORK.squares = squares
         unique = []
         for plan in plans:
             actions = tuple(plan.actions)

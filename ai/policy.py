@@ -43,13 +43,12 @@ from engine import (
 )
 
 from .determinize import sample_state
-from .evaluate import COLS, ROWS, domain_groups, evaluate
+from .evaluate import COLS, ROWS, _cells, domain_groups, evaluate
 from .work import CANDIDATE_UNITS, WORK
 
 # --- knobs (docs/ai.md) ----------------------------------------------------------------------
 SQUARES_NEAR = 4  # construct squares kept per (board, building) that touch a domain
 SQUARES_APART = 1  # ... and that touch nothing (a new domain)
-SQUARES_BY_DOMAIN = 0  # ... and the best for each of this many sets of domains joined
 SHORTLIST = 3  # whole-turn plans ``normal`` weighs against the rivals' replies
 SHORTLIST_MARGIN = 3.0  # ... those at most this far (Ecus) behind the best at the end of the turn
 BEAM = (6, 3, 2)  # positions kept per level of ``normal``'s search of its own turn (then 2)
@@ -166,7 +165,7 @@ _BOARD_MOVES_MAX = 20_000
 
 def _board_moves(state: GameState, seat: int, age: Age) -> list[Action]:
     """Constructs and upgrades worth weighing on ``age`` (Might or Faith), remembered."""
-    key = (age, _board_key(state, age), _seat_key(state, seat), SQUARES_BY_DOMAIN)
+    key = (age, _board_key(state, age), _seat_key(state, seat), WORK.squares)
     found = _BOARD_MOVES.get(key)
     if found is not None:
         return found
@@ -191,7 +190,7 @@ def _board_moves(state: GameState, seat: int, age: Age) -> list[Action]:
         near = sorted((r for r in ranked if r[0] > 0), key=lambda r: (r[1], -r[0], r[2]))
         apart = sorted((r for r in ranked if r[0] == 0), key=lambda r: (r[1], r[2]))
         kept = near[:SQUARES_NEAR] + apart[:SQUARES_APART]
-        if SQUARES_BY_DOMAIN:
+        if WORK.squares:
             where = _domain_of(state, age) if where is None else where
             kept += [r for r in _by_domain(where, spec.size, near) if r not in kept]
         for r in kept:
@@ -223,11 +222,8 @@ def _domain_of(state: GameState, age: Age) -> dict[int, int]:
             if isinstance(item, int):
                 where[item] = i
                 continue
-            row, col = divmod(item.at, COLS)
-            n = BUILDINGS[item.type].size
-            for dr in range(n):
-                for dc in range(n):
-                    where[(row + dr) * COLS + col + dc] = i
+            for c in _cells(item.at, BUILDINGS[item.type].size):
+                where[c] = i
     return where
 
 
@@ -235,7 +231,7 @@ def _by_domain(
     where: dict[int, int], size: int, near: list[tuple[int, int, int, str]],
 ) -> list[tuple[int, int, int, str]]:
     """Of the ranked squares that touch buildings, the first for each distinct set of domains
-    its footprint joins (R19), up to ``SQUARES_BY_DOMAIN`` sets."""
+    its footprint joins (R19), up to ``WORK.squares`` sets."""
     seen: set[frozenset[int]] = set()
     out = []
     for r in near:
@@ -243,7 +239,7 @@ def _by_domain(
         if joined not in seen:
             seen.add(joined)
             out.append(r)
-            if len(out) == SQUARES_BY_DOMAIN:
+            if len(out) == WORK.squares:
                 break
     return out
 

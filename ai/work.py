@@ -23,6 +23,7 @@ class _Work(threading.local):
     # the turn draws cards, which differ from one sample to another.
     expanded: dict[str, Any] | None = None
     lean = False  # leave out travel steps whose action needs no travel (``policy._expand``)
+    squares = 0  # construct squares added per set of domains joined (``policy._board_moves``)
 
 
 WORK = _Work()

@@ -5,6 +5,7 @@ result; its iterations stop at the next income; and it is a level wherever level
 from __future__ import annotations
 
 import random
+import threading
 
 import pytest
 
@@ -191,25 +192,30 @@ def test_its_root_plans_come_from_a_beam_wider_than_normals(
 
 def test_r19_more_squares_for_its_own_turn_only(monkeypatch: pytest.MonkeyPatch) -> None:
     """R19: ``hard``'s own turn weighs a square for each distinct set of domains a construct
-    could join (``ROOT_SQUARES``); the rivals' turns in its iterations, and ``normal``, keep
-    the usual few squares."""
+    could join (``ROOT_SQUARES``); the rivals' turns in its iterations, and a search in another
+    thread meanwhile, keep the usual few squares."""
     seen: list[tuple[str, int]] = []
     plan_turns, iterate = policy.plan_turns, Search.iterate
 
     def spy_plan(state: GameState, seat: int, beam: tuple[int, ...], deadline: policy.Limit,
                  finish_by: policy.Limit = None, stop_at: policy.Limit = None) -> list[policy.Plan]:
-        seen.append(("root", policy.SQUARES_BY_DOMAIN))
+        seen.append(("root", WORK.squares))
+        other: list[int] = []  # another thread (the bot's threads, KHRONOS_AI_WORKERS=0)
+        thread = threading.Thread(target=lambda: other.append(WORK.squares))
+        thread.start()
+        thread.join()
+        seen.append(("other thread", other[0]))
         return plan_turns(state, seat, beam, deadline, finish_by, stop_at)
 
     def spy_iterate(search: Search, arm: Arm) -> None:
-        seen.append(("iteration", policy.SQUARES_BY_DOMAIN))
+        seen.append(("iteration", WORK.squares))
         iterate(search, arm)
 
     monkeypatch.setattr(policy, "plan_turns", spy_plan)
     monkeypatch.setattr(Search, "iterate", spy_iterate)
     _search(turn_starts(2, 90, 6)[-1])
     assert hard.ROOT_SQUARES > 0
-    assert seen[0] == ("root", hard.ROOT_SQUARES)
+    assert seen[:2] == [("root", hard.ROOT_SQUARES), ("other thread", 0)]
     assert ("iteration", 0) in seen
     assert {s for s in seen if s[0] == "iteration"} == {("iteration", 0)}
-    assert policy.SQUARES_BY_DOMAIN == 0
+    assert WORK.squares == 0

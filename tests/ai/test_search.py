@@ -11,6 +11,7 @@ import pytest
 from ai import choose_action, policy
 from ai.evaluate import evaluate
 from ai.policy import BEAM, candidates, finish_turn, plan_turns, shortlist
+from ai.work import WORK
 from engine import (
     BUILDINGS,
     Age,
@@ -160,7 +161,7 @@ def _joined(state: GameState, age: Age, building: BuildingType, square: str) -> 
 def test_r19_root_squares_add_one_square_per_distinct_set_of_domains_joined(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """R19: a construct joins the domains its sides touch. With ``SQUARES_BY_DOMAIN`` the
+    """R19: a construct joins the domains its sides touch. With ``WORK.squares`` the
     candidates keep every square kept without it, and add squares until each distinct set of
     domains a legal square joins (up to that many sets) has one; the memories of board moves
     and domains give what is computed afresh and do not mix the two."""
@@ -169,12 +170,12 @@ def test_r19_root_squares_add_one_square_per_distinct_set_of_domains_joined(
         for state in turn_starts(players, seed, 9)[1:]:
             seat = state.turn
             plain = set(candidates(state, seat))
-            monkeypatch.setattr(policy, "SQUARES_BY_DOMAIN", 3)
+            monkeypatch.setattr(WORK, "squares", 3)
             rich = set(candidates(state, seat))
             policy._BOARD_MOVES.clear()
             policy._DOMAINS.clear()
             assert set(candidates(state, seat)) == rich, state.step  # remembered = afresh
-            monkeypatch.setattr(policy, "SQUARES_BY_DOMAIN", 0)
+            monkeypatch.setattr(WORK, "squares", 0)
             assert plain <= rich and set(candidates(state, seat)) == plain
             added += len(rich - plain)
             for age in (Age.MIGHT, Age.FAITH):
