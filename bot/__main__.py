@@ -35,7 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
     local.add_argument("--players", type=int, default=None, choices=range(2, 6), metavar="2-5",
                        help="number of seats of a new game (default 3, or one per --names)")
     local.add_argument("--names", default=None,
-                       help="comma-separated player names of a new game, e.g. Ann,Bob,Cid")
+                       help="comma-separated names of the people of a new game, e.g. Ann,Bob,Cid "
+                       "(--bots adds the computers: --names Me --bots 2 is a game of three)")
     local.add_argument("--holdem", action="store_true", default=None,
                        help="a new game plays with the Hold'em rule (R10)")
     local.add_argument("--seed", type=int, default=None, help="seed of a new game")
@@ -44,7 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
     local.add_argument("--random", type=_count, default=None, metavar="N",
                        help="let random players make N moves first")
     local.add_argument("--bots", type=_count, default=None, metavar="N",
-                       help="N of the seats are computer players (docs/ai.md)")
+                       help="N computer players (docs/ai.md): seats added to --names, or N of "
+                       "the --players seats")
     local.add_argument("--level", default=None, choices=("easy", "normal", "hard"),
                        help="the computers' level (default normal)")
     local.add_argument("--lang", default=None, choices=("en", "fr", "de"),

@@ -430,6 +430,23 @@ def test_one_person_against_computers_in_the_terminal(tmp_path: Path) -> None:
     assert info.status == "over"
 
 
+def test_names_are_the_people_and_bots_add_the_computers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``--names`` names the people; ``--bots`` adds computer seats to them (the help says so),
+    and with ``--players`` too the numbers must agree."""
+    code, _text = play(tmp_path, [], names=["Me"], bots=1, bot_level="easy", seed=3)
+    assert code == 0
+    assert sorted(s.name for s in saved(tmp_path).seats) == ["Computer 1 (easy)", "Me"]
+    code, text = play(tmp_path / "3", [], players=3, names=["Me"], bots=1)
+    assert code == 2 and "leaves 2 seats for people, but --names gives 1" in text
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    helped = " ".join(capsys.readouterr().out.split())
+    assert "--names Me --bots 2 is a game of three" in helped
+    assert "seats added to --names" in helped
+
+
 def test_computers_that_leave_no_seat_for_a_person_are_refused(tmp_path: Path) -> None:
     code, text = play(tmp_path, [], players=2, bots=2)
     assert code == 2 and "no seat for a person" in text
