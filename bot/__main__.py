@@ -93,11 +93,16 @@ def _main(argv: Sequence[str] | None) -> int:
             parser.error(f"{', '.join(given)} {verb} for a terminal game only: add --local")
     names = args.names.split(",") if args.names is not None else None
     if args.local:
-        from .terminal.app import LocalError, seat_names, terminal_language
+        from .terminal.app import terminal_language
+        from .terminal.seats import LocalError, people_names, seat_names
 
         default_lang = terminal_language()  # LANG: a new game's language without --lang
-        try:
-            seat_names(args.players, names, args.lang or default_lang)
+        lang = args.lang or default_lang
+        try:  # the seats checked as run_local will: --names are the people, --bots adds to them
+            if args.bots:
+                people_names(args.players, names, args.bots, lang)
+            else:
+                seat_names(args.players, names, lang)
         except LocalError as exc:
             parser.error(str(exc))
 

@@ -431,13 +431,24 @@ def test_one_person_against_computers_in_the_terminal(tmp_path: Path) -> None:
 
 
 def test_names_are_the_people_and_bots_add_the_computers(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """``--names`` names the people; ``--bots`` adds computer seats to them (the help says so),
     and with ``--players`` too the numbers must agree."""
     code, _text = play(tmp_path, [], names=["Me"], bots=1, bot_level="easy", seed=3)
     assert code == 0
     assert sorted(s.name for s in saved(tmp_path).seats) == ["Computer 1 (easy)", "Me"]
+    # the entry point checks the flags the same way before opening anything
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))  # the input ends at once
+    assert main(["--local", "--names", "Me", "--bots", "1", "--level", "easy",
+                 "--data-dir", str(tmp_path / "main"), "--images", str(tmp_path / "img")]) == 0
+    assert "Computer 1 (easy)" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as stop:
+        main(["--local", "--names", "Me,You", "--players", "3", "--bots", "2",
+              "--data-dir", str(tmp_path / "refused")])
+    assert stop.value.code == 2
+    assert "leaves 1 seats for people, but --names gives 2" in capsys.readouterr().err
+    assert not (tmp_path / "refused").exists()
     code, text = play(tmp_path / "3", [], players=3, names=["Me"], bots=1)
     assert code == 2 and "leaves 2 seats for people, but --names gives 1" in text
     with pytest.raises(SystemExit):
