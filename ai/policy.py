@@ -44,7 +44,7 @@ from engine import (
 
 from .determinize import sample_state
 from .evaluate import COLS, ROWS, _cells, domain_groups, evaluate
-from .work import CANDIDATE_UNITS, WORK
+from .work import CANDIDATE_UNITS, WORK, check_stop
 
 # --- knobs (docs/ai.md) ----------------------------------------------------------------------
 SQUARES_NEAR = 4  # construct squares kept per (board, building) that touch a domain
@@ -321,6 +321,7 @@ def _resolve_choices(state: GameState) -> GameState:
 
 
 def _play(state: GameState, seat: int, action: Action) -> GameState:
+    check_stop()  # every search steps through here: it gives up at once when the process stops
     WORK.units += 1
     new, _ = apply(state, seat, action, worded=False)  # the search never reads the events
     return _resolve_choices(new)

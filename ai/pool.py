@@ -29,6 +29,8 @@ from concurrent.futures.process import BrokenProcessPool
 from multiprocessing.process import BaseProcess
 from typing import Any, ParamSpec, TypeVar
 
+from .work import Stopping
+
 log = logging.getLogger("khronos.ai")
 
 P = ParamSpec("P")
@@ -37,7 +39,7 @@ T = TypeVar("T")
 RETRIES = 2  # replacements of a dead worker for one decision before the service is told
 
 
-class PoolClosed(RuntimeError):
+class PoolClosed(Stopping):
     """The pool is closed (the bot stops): the decision or the hints asked were not computed,
     or were dropped in progress when ``close`` ended their worker."""
 

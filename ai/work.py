@@ -5,11 +5,17 @@ position ``EVALUATE_UNITS``, one list of candidates ``CANDIDATE_UNITS`` (roughly
 Unlike the clock, the count is the same on any machine and under any load, so a search bounded
 by it (``hard``) decides the same way every time. One per thread: searches in two threads do
 not spend each other's units, nor share the memory of the search in progress.
+
+``STOP`` is the process's: while it is set (``searches_stopped``: the bot or the terminal stops
+and computers think in its threads), every search gives up at its next step by raising
+``Stopping``. Nothing is decided then; the next start thinks again and finds the same move.
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 CANDIDATE_UNITS = 4.0  # one ``policy.candidates`` call (one apply is one unit)
@@ -27,3 +33,27 @@ class _Work(threading.local):
 
 
 WORK = _Work()
+
+STOP = threading.Event()
+
+
+class Stopping(RuntimeError):
+    """The process stops: the search was dropped before it decided (nothing is lost: the next
+    start thinks again)."""
+
+
+def check_stop() -> None:
+    """Raise ``Stopping`` if the process stops (``STOP``); searches call it at every step."""
+    if STOP.is_set():
+        raise Stopping("the search was dropped: the process stops")
+
+
+@contextlib.contextmanager
+def searches_stopped() -> Iterator[None]:
+    """Within: every search of this process (in any thread) gives up at its next step, so that
+    the threads they run in can be joined at once."""
+    STOP.set()
+    try:
+        yield
+    finally:
+        STOP.clear()

@@ -19,6 +19,7 @@ import discord
 from discord.ext import commands
 
 from ai.pool import ThinkPool
+from ai.work import STOP
 
 from ..commands import Context
 from ..health import Heartbeat, heartbeat_path
@@ -181,7 +182,10 @@ class KhronosBot(commands.AutoShardedBot):
         """In order: no new commands or timers; the computers' workers stop meanwhile; what is
         committed is delivered (commands being handled finish first), for ``STOP_GRACE``
         seconds at most; then the gateway and the image workers close, what is still running
-        is cancelled, and the database closes."""
+        is cancelled (and a search still running in the loop's threads, with
+        ``KHRONOS_AI_WORKERS=0``, gives up: ``ai.work.STOP``, left set: the process ends, and
+        the loop's close waits for its threads), and the database closes."""
+        threads = self._service is not None and self._service.ai_executor is None
         started = time.monotonic()
         deadline, closed_by = started + STOP_GRACE, started + STOP_CLOSED_BY
         await self.heartbeat.stop()
@@ -196,6 +200,8 @@ class KhronosBot(commands.AutoShardedBot):
         self.renderer.close()
         if workers is not None:
             await workers
+        if threads:  # KHRONOS_AI_WORKERS=0: a search still running in a thread (its command
+            STOP.set()  # is cut below) gives up now, not at its own stop seconds later
         await self._cancel_abandoned(closed_by)
         await self._say_what_is_left(closed_by)
         # taken before awaiting, so that nothing closes the connections twice

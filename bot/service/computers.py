@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 
 import engine
 from ai import think
-from ai.pool import PoolClosed
+from ai.work import Stopping
 from engine import Action, Choose, EndTurn, EngineError, PlayerView
 
 from .core import people_staying
@@ -157,7 +157,8 @@ class ComputersMixin(LobbyMixin, TimersMixin):
         try:
             action = await think(plan.view, plan.level, self.computer_budget, plan.seed,
                                  self.ai_executor)
-        except PoolClosed:  # the bot stops: the timer stays due, the next start thinks again
+        except Stopping:  # the bot stops (PoolClosed, or STOP in threads): the timer stays due,
+            # the next start thinks again
             raise
         except Exception:  # never stall the game on a bug of the search: play the default
             log.exception("game %s: the computer could not decide; it plays the default",

@@ -19,7 +19,7 @@ from typing import Any
 import engine
 from ai import COACH_LEVEL, CoachRefusal, Hint, advise, check_hint
 from ai import say as coach_say
-from ai.pool import PoolClosed
+from ai.work import Stopping
 
 from .. import i18n
 from ..limits import MESSAGE_LIMIT, fit
@@ -63,7 +63,7 @@ class HintsMixin(ReadingMixin):
                                  hint_seed(game.seed, state.step, seat), self.ai_executor)
         except CoachRefusal as exc:
             raise HintRefused(coach_say(exc.sentence, lang)) from None
-        except PoolClosed:  # the bot stops: its workers were closed before the plans came
+        except Stopping:  # the bot stops: the plans were dropped before they came
             raise HintRefused(tell("hint.restarting")) from None
         async with self.storage.write() as tx:
             row = next((s for s in await tx.seats(game.id) if s.seat == seat), None)

@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TextIO
 
+from ai.work import STOP
 from engine import MalformedAction
 
 from .. import i18n
@@ -127,29 +128,33 @@ def run_local(
         lines, save_history = terminal_lines(
             out, data_dir / HISTORY_FILE, lambda: game.table if game else Table(),
             lambda count: screen.text("completions_more", count=count))
-    with asyncio.Runner() as runner:
-        storage = storage_for(data_dir, database_url)
-        try:
-            with _sigint_to_this_thread_only():
-                runner.run(open_checked(storage))  # starts the database's threads
-            # the terminal shows each outcome at once: no outbox, no deliverer (docs/service.md)
-            service = GameService(storage, outbox=False, computer_delay=0.0,
-                                  computer_budget=bot_budget)
-            game = LocalGame(service, chosen, ImageWriter(images_dir), screen, lines,
-                             chooser=random.Random(seed), bots=bots, bot_level=bot_level,
-                             lang=lang)
-            return _play(runner, game, storage, lines, asked=asked, new=new,
-                         settings=GameSettings(seats=None, holdem=bool(holdem)), seed=seed,
-                         random_moves=random_moves)
-        except StorageUnavailable as exc:  # KHRONOS_DATABASE_URL: no server, or refused
-            screen.say(str(exc))
-            return exc.status
-        except KeyboardInterrupt:  # Ctrl-C while a command ran: it was cancelled, not half-done
-            out.write("\n" + screen.text("stopped") + "\n")
-            return 0
-        finally:
-            runner.run(storage.close())
-            save_history()
+    try:
+        with asyncio.Runner() as runner:
+            storage = storage_for(data_dir, database_url)
+            try:
+                with _sigint_to_this_thread_only():
+                    runner.run(open_checked(storage))  # starts the database's threads
+                # the terminal shows each outcome at once: no outbox, no deliverer (docs/service.md)
+                service = GameService(storage, outbox=False, computer_delay=0.0,
+                                      computer_budget=bot_budget)
+                game = LocalGame(service, chosen, ImageWriter(images_dir), screen, lines,
+                                 chooser=random.Random(seed), bots=bots, bot_level=bot_level,
+                                 lang=lang)
+                return _play(runner, game, storage, lines, asked=asked, new=new,
+                             settings=GameSettings(seats=None, holdem=bool(holdem)), seed=seed,
+                             random_moves=random_moves)
+            except StorageUnavailable as exc:  # KHRONOS_DATABASE_URL: no server, or refused
+                screen.say(str(exc))
+                return exc.status
+            except KeyboardInterrupt:  # Ctrl-C while a command ran: it was cancelled, not half-done
+                STOP.set()  # a computer thinking in a thread gives up now: closing waits for it
+                out.write("\n" + screen.text("stopped") + "\n")
+                return 0
+            finally:
+                runner.run(storage.close())
+                save_history()
+    finally:
+        STOP.clear()  # searches of this process may run again (a test's next game)
 
 
 def _play(runner: asyncio.Runner, game: LocalGame, storage: Storage, lines: Lines, *,

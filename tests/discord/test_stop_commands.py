@@ -127,6 +127,35 @@ async def test_sigterm_while_a_hint_is_computed_in_a_thread_it_is_answered(
     assert await hints_counted(site, alice) == 1
 
 
+async def test_sigterm_while_a_hint_waits_past_the_grace_in_a_thread_its_search_gives_up(
+        scene: Scene, sqlite_site: Site) -> None:  # noqa: F811
+    """With ``KHRONOS_AI_WORKERS=0``, a /hint whose search is still to run when the grace ends
+    (held until then): its command is cut, and the search, in a thread the process must
+    wait for, gives up at its first step (``ai.work.STOP``) instead of running its course;
+    the process exits cleanly. Nothing is counted."""
+    fake, site = scene.fake, sqlite_site
+    bot = await site.start(hold="hint", **{**COMPUTER, "KHRONOS_AI_WORKERS": "0"})
+    try:
+        alice = await alice_to_act(scene, site)
+        ia = await fake.slash(alice, scene.ch, "hint", options={})
+        await ia.wait_ack()
+        await site.reached("hint")
+
+        async def after_the_grace() -> None:
+            await wait_until(lambda: "end of the grace" in bot.log(), timeout=30,
+                             what="the grace's end")
+            site.release()
+
+        status, _ = await bot.stop(after_the_grace)
+    finally:
+        site.release()
+        await bot.kill()
+    assert status == 0, bot.log()[-3000:]
+    assert (site.holds / "hint.ended").read_text() == "Stopping"
+    assert "1 command still running at the end of the grace" in bot.log()
+    assert await hints_counted(site, alice) == 0
+
+
 # --- the turn's table message being edited --------------------------------------------------
 
 

@@ -13,6 +13,7 @@ import pytest
 
 import engine
 from ai.pool import PoolClosed
+from ai.work import Stopping, searches_stopped
 from bot.service import (
     MARK,
     GameService,
@@ -204,17 +205,21 @@ async def test_a_restart_during_a_computers_turn_loses_nothing(storage: AnyStora
     assert await again.fire_timer(timer_id) is None  # exactly once
 
 
+class _Closed(Executor):
+    def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
+        raise PoolClosed("the computers' worker pool is shut down")
+
+
+@pytest.mark.parametrize("where", ["closed pool", "thread"])
 async def test_a_computer_cut_by_the_stop_plays_nothing_and_its_timer_stays_due(
-        storage: AnyStorage, clock: Clock) -> None:
-    """The worker pool closed under a computer's thought (the bot stops) is no failure of the
-    search: no default move is played in its place, the timer waits for the next start."""
-
-    class Closed(Executor):
-        def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
-            raise PoolClosed("the computers' worker pool is shut down")
-
+        where: str, storage: AnyStorage, clock: Clock) -> None:
+    """The worker pool closed under a computer's thought (the bot stops), or, thinking in the
+    loop's threads (the terminal, ``KHRONOS_AI_WORKERS=0``), its search given up because the
+    process stops (``searches_stopped``), is no failure of the search: no default move is
+    played in its place, the timer waits for the next start, which plays."""
     service = GameService(storage, clock=clock, seeds=lambda: 4242, computer_delay=0.0,
-                          computer_budget=0.0, ai_executor=Closed())
+                          computer_budget=0.0,
+                          ai_executor=_Closed() if where == "closed pool" else None)
     await service.create_game(CH, ANN, "Ann", guild_id=1, bots=1, bot_level="easy")
     await service.start(CH, ANN)
     info, state = await service.snapshot(CH)
@@ -222,7 +227,7 @@ async def test_a_computer_cut_by_the_stop_plays_nothing_and_its_timer_stays_due(
         await service.act(CH, ANN, EndTurn())
     version = (await service.info(CH)).version
     [timer_id] = await service.due_timers()
-    with pytest.raises(PoolClosed):
+    with searches_stopped(), pytest.raises(Stopping):
         await service.fire_timer(timer_id)
     assert (await service.info(CH)).version == version
     assert await service.due_timers() == [timer_id]

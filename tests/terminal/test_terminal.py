@@ -15,7 +15,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TypedDict, Unpack
+from typing import Any, TypedDict, Unpack
 
 import pytest
 
@@ -464,6 +464,52 @@ def test_computers_that_leave_no_seat_for_a_person_are_refused(tmp_path: Path) -
     code, text = play(tmp_path, [], players=3, bots=1, bot_level="brilliant")
     assert code == 2 and "easy, normal, hard" in text
     assert "Game file" not in text  # refused before any game was opened
+
+
+def test_ctrl_c_while_a_computer_thinks_stops_its_search_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Ctrl-C while a computer thinks (in the terminal's thread) cancels the command, and the
+    search gives up at its next step (``ai.work.STOP``) instead of running to its end while
+    the terminal waits to close; no move is made for the computer, the stop is lifted after."""
+    import threading
+
+    import ai.worker
+    from ai import hard, policy
+    from ai.work import STOP, Stopping
+
+    monkeypatch.setattr(hard, "HARD_CAP_S", 60.0)  # unstopped, the search runs a minute
+    monkeypatch.setattr(hard, "HARD_FLOOR_S", 60.0)
+    main_thread = threading.main_thread().ident
+    assert main_thread is not None
+    play_step, decide = policy._play, ai.worker.decide_json
+    ended: list[BaseException | str] = []
+
+    def step(*args: Any) -> Any:
+        if not ended:
+            ended.append("thinking")
+            signal.pthread_kill(main_thread, signal.SIGINT)  # the player presses Ctrl-C
+        return play_step(*args)
+
+    def deciding(*args: Any) -> dict[str, object]:
+        try:
+            return decide(*args)
+        except BaseException as exc:
+            ended.append(exc)
+            raise
+
+    monkeypatch.setattr(policy, "_play", step)
+    monkeypatch.setattr(hard, "_play", step)
+    monkeypatch.setattr(ai.worker, "decide_json", deciding)
+    code, text = play(tmp_path, ["/end"], players=2, bots=1, bot_level="hard",
+                      bot_budget=1e6, seed=3)
+    assert code == 0 and "Stopped" in text
+    assert len(ended) == 2 and isinstance(ended[1], Stopping), ended
+    assert not STOP.is_set()
+    info = saved(tmp_path)
+    assert info.status == "active"
+    code, text = play(tmp_path, [], bots=1, bot_level="hard", bot_budget=0.0)
+    assert code == 0 and "🤖 Computer 1" in text, text  # the next start: the computer plays
 
 
 def test_hints_in_the_terminal_against_a_computer(tmp_path: Path) -> None:

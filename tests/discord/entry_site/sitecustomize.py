@@ -98,8 +98,18 @@ if _HOLD:
 
     def held_hints_json(view_json: str, level: str, budget_s: float,
                         seed: int) -> list[dict[str, Any]]:
+        """Held while ``hint`` is; then writes how the search ended in ``hint.ended``: the
+        name of what it raised, or ``answered``."""
         _wait("hint")
-        return _hints(view_json, level, budget_s, seed)
+        ended = "answered"
+        try:
+            return _hints(view_json, level, budget_s, seed)
+        except BaseException as exc:
+            ended = type(exc).__name__
+            raise
+        finally:
+            if _holds.is_dir():
+                (_holds / "hint.ended").write_text(ended)
 
     ai.worker.decide_json = held_decide_json
     ai.worker.hints_json = held_hints_json
