@@ -50,7 +50,7 @@ from .work import WORK
 # --- knobs (docs/ai.md) ----------------------------------------------------------------------
 # work units per second of budget, by the number of players (one core of the 2-core machine,
 # measured in CPU time by benchmarks/bench_hard.py: a unit costs more with more seats)
-UNITS_PER_S = {2: 8200.0, 3: 6850.0, 4: 4700.0, 5: 4250.0}
+UNITS_PER_S = {2: 8200.0, 3: 6850.0, 4: 4300.0, 5: 4250.0}
 THINK_FACTOR = 2.0  # hard's work: this many times the budget's units (normal thinks the budget)
 PLAN_SHARE = 0.35  # part of the units for the beam search of the seat's own turn
 ROOT_PLANS = 6  # whole-turn plans weighed at the root (distinct first actions first) + easy's
