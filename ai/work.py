@@ -6,9 +6,10 @@ Unlike the clock, the count is the same on any machine and under any load, so a 
 by it (``hard``) decides the same way every time. One per thread: searches in two threads do
 not spend each other's units, nor share the memory of the search in progress.
 
-``STOP`` is the process's: while it is set (``searches_stopped``: the bot or the terminal stops
-and computers think in its threads), every search gives up at its next step by raising
-``Stopping``. Nothing is decided then; the next start thinks again and finds the same move.
+``STOP`` is the process's: while it is set, every search gives up at its next step by raising
+``Stopping``. The terminal sets it on Ctrl-C, the bot at its stop's grace end when computers
+think in its threads (``KHRONOS_AI_WORKERS=0``); ``searches_stopped`` sets it for a block.
+Nothing is decided then; the next start thinks again and finds the same move.
 """
 
 from __future__ import annotations
