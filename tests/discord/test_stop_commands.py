@@ -20,7 +20,7 @@ import pytest
 
 from bot import i18n
 from tests.discord.conftest import Scene
-from tests.discord.entry import descendants
+from tests.discord.entry import BotProcess, descendants
 from tests.discord.test_stop_and_restart import game_under_way, wait_until
 from tests.discord.test_stop_timers import (
     COMPUTER,
@@ -35,7 +35,7 @@ from tests.discord.test_stop_timers import (
     turn_of,
 )
 from tests.fakediscord.fake import FakeDiscord
-from tests.fakediscord.models import FakeChannel, FakeMessage, FakeUser
+from tests.fakediscord.models import FakeChannel, FakeInteraction, FakeMessage, FakeUser
 from tests.storage.postgres.backend import BACKENDS, commits_held
 
 RESTARTING = i18n.text("hint.restarting", "en")
@@ -66,6 +66,31 @@ async def alice_to_act(scene: Scene, site: Site) -> FakeUser:
     return alice
 
 
+@dataclass
+class HintHeld:
+    """The bot, alice, and her /hint, acknowledged, whose search is held (``hold="hint"``)."""
+
+    bot: BotProcess
+    alice: FakeUser
+    ia: FakeInteraction
+
+
+@asynccontextmanager
+async def hint_held(scene: Scene, site: Site, **env: str) -> AsyncIterator[HintHeld]:
+    """A ``python -m bot`` (with ``env``) where alice's /hint is being computed, held; on the
+    way out the hold is released and the process killed if it still runs."""
+    bot = await site.start(hold="hint", **{**COMPUTER, **env})
+    try:
+        alice = await alice_to_act(scene, site)
+        ia = await scene.fake.slash(alice, scene.ch, "hint", options={})
+        await ia.wait_ack()
+        await site.reached("hint")
+        yield HintHeld(bot, alice, ia)
+    finally:
+        site.release()
+        await bot.kill()
+
+
 async def hints_counted(site: Site, user: FakeUser) -> int:
     (count,), = await site.rows(f"SELECT hints FROM seats WHERE user_id = {user.id}")
     return int(count)
@@ -79,17 +104,10 @@ async def test_sigterm_while_a_hint_is_computed_it_says_to_ask_again_no_worker_l
     and a traceback in the log). Nothing is counted; after the restart he asks again and
     gets his plans."""
     fake, site = scene.fake, sqlite_site
-    bot = await site.start(hold="hint", **COMPUTER)
-    try:
-        alice = await alice_to_act(scene, site)
-        ia = await fake.slash(alice, scene.ch, "hint", options={})
-        await ia.wait_ack()
-        await site.reached("hint")
-        assert descendants(bot.pid), "the hint is computed in a worker process"
-        await stopped_cleanly(bot)
-    finally:
-        site.release()
-        await bot.kill()
+    async with hint_held(scene, site) as held:
+        assert descendants(held.bot.pid), "the hint is computed in a worker process"
+        await stopped_cleanly(held.bot)
+    alice, ia = held.alice, held.ia
     [answer] = ia.messages
     assert answer.ephemeral and answer.content == RESTARTING, answer.content
     assert await hints_counted(site, alice) == 0, "no hint was given"
@@ -109,22 +127,14 @@ async def test_sigterm_while_a_hint_is_computed_in_a_thread_it_is_answered(
     which nothing can stop: the stop waits for the command, as for any other, and a search
     that ends within the grace (here: released once the stop began) is answered and
     counted."""
-    fake, site = scene.fake, sqlite_site
-    bot = await site.start(hold="hint", **{**COMPUTER, "KHRONOS_AI_WORKERS": "0"})
-    try:
-        alice = await alice_to_act(scene, site)
-        ia = await fake.slash(alice, scene.ch, "hint", options={})
-        await ia.wait_ack()
-        await site.reached("hint")
-        status, _ = await bot.stop(site.release)
-    finally:
-        site.release()
-        await bot.kill()
-    assert status == 0, bot.log()[-3000:]
-    clean(bot.log())
-    [answer] = ia.messages
+    site = sqlite_site
+    async with hint_held(scene, site, KHRONOS_AI_WORKERS="0") as held:
+        status, _ = await held.bot.stop(site.release)
+    assert status == 0, held.bot.log()[-3000:]
+    clean(held.bot.log())
+    [answer] = held.ia.messages
     assert answer.ephemeral and answer.content.startswith(HEADER), answer.content
-    assert await hints_counted(site, alice) == 1
+    assert await hints_counted(site, held.alice) == 1
 
 
 async def test_sigterm_while_a_hint_waits_past_the_grace_in_a_thread_its_search_gives_up(
@@ -133,13 +143,9 @@ async def test_sigterm_while_a_hint_waits_past_the_grace_in_a_thread_its_search_
     (held until then): its command is cut, and the search, in a thread the process must
     wait for, gives up at its first step (``ai.work.STOP``) instead of running its course;
     the process exits cleanly. Nothing is counted."""
-    fake, site = scene.fake, sqlite_site
-    bot = await site.start(hold="hint", **{**COMPUTER, "KHRONOS_AI_WORKERS": "0"})
-    try:
-        alice = await alice_to_act(scene, site)
-        ia = await fake.slash(alice, scene.ch, "hint", options={})
-        await ia.wait_ack()
-        await site.reached("hint")
+    site = sqlite_site
+    async with hint_held(scene, site, KHRONOS_AI_WORKERS="0") as held:
+        bot = held.bot
 
         async def after_the_grace() -> None:
             await wait_until(lambda: "end of the grace" in bot.log(), timeout=30,
@@ -147,13 +153,10 @@ async def test_sigterm_while_a_hint_waits_past_the_grace_in_a_thread_its_search_
             site.release()
 
         status, _ = await bot.stop(after_the_grace)
-    finally:
-        site.release()
-        await bot.kill()
     assert status == 0, bot.log()[-3000:]
     assert (site.holds / "hint.ended").read_text() == "Stopping"
     assert "1 command still running at the end of the grace" in bot.log()
-    assert await hints_counted(site, alice) == 0
+    assert await hints_counted(site, held.alice) == 0
 
 
 # --- the turn's table message being edited --------------------------------------------------
