@@ -12,6 +12,7 @@ import select
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,8 +20,11 @@ from typing import Any, TypedDict, Unpack
 
 import pytest
 
+import ai.worker
 import engine
 import render
+from ai import hard, policy
+from ai.work import STOP, Stopping
 from bot.__main__ import main
 from bot.service import GameInfo, GameService
 from bot.storage.sqlite import SqliteStorage
@@ -472,12 +476,6 @@ def test_ctrl_c_while_a_computer_thinks_stops_its_search_at_once(
     """Ctrl-C while a computer thinks (in the terminal's thread) cancels the command, and the
     search gives up at its next step (``ai.work.STOP``) instead of running to its end while
     the terminal waits to close; no move is made for the computer, the stop is lifted after."""
-    import threading
-
-    import ai.worker
-    from ai import hard, policy
-    from ai.work import STOP, Stopping
-
     monkeypatch.setattr(hard, "HARD_CAP_S", 60.0)  # unstopped, the search runs a minute
     monkeypatch.setattr(hard, "HARD_FLOOR_S", 60.0)
     main_thread = threading.main_thread().ident
