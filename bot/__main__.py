@@ -94,15 +94,12 @@ def _main(argv: Sequence[str] | None) -> int:
     names = args.names.split(",") if args.names is not None else None
     if args.local:
         from .terminal.app import terminal_language
-        from .terminal.seats import LocalError, people_names, seat_names
+        from .terminal.seats import LocalError, people_names
 
         default_lang = terminal_language()  # LANG: a new game's language without --lang
         lang = args.lang or default_lang
         try:  # the seats checked as run_local will: --names are the people, --bots adds to them
-            if args.bots:
-                people_names(args.players, names, args.bots, lang)
-            else:
-                seat_names(args.players, names, lang)
+            people_names(args.players, names, args.bots or 0, lang)
         except LocalError as exc:
             parser.error(str(exc))
 

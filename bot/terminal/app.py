@@ -113,8 +113,7 @@ def run_local(
     out = out or sys.stdout
     screen = Screen(out, lang or default_lang or i18n.DEFAULT)
     try:
-        chosen = (seat_names(players, names, screen.lang) if not bots
-                  else people_names(players, names, bots, screen.lang))
+        chosen = people_names(players, names, bots, screen.lang)
         check_level(bot_level)
     except (LocalError, MalformedAction) as exc:
         screen.say(str(exc))

@@ -33,7 +33,10 @@ def _players(count: int, lang: str | None) -> LocalError:
 def people_names(players: int | None, names: Sequence[str] | None, bots: int,
                  lang: str | None = None) -> list[str]:
     """The people's names of a new terminal game with ``bots`` computers: ``players`` counts
-    every seat (default 3, or the names and the computers)."""
+    every seat (default 3, or the names and the computers). Without computers, every seat's
+    (``seat_names``). The entry point checks the flags with it, and ``run_local`` seats them."""
+    if not bots:
+        return seat_names(players, names, lang)
     total = (3 if names is None else len(names) + bots) if players is None else players
     if not MIN_PLAYERS <= total <= MAX_PLAYERS:
         raise _players(total, lang)
