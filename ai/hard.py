@@ -65,7 +65,9 @@ from .work import WORK
 # measured in CPU time by benchmarks/bench_hard.py: a unit costs more with more seats)
 UNITS_PER_S = {2: 8200.0, 3: 6850.0, 4: 4300.0, 5: 4250.0}
 THINK_FACTOR = 2.0  # hard's work: this many times the budget's units (normal thinks the budget)
-PLAN_SHARE = 0.35  # part of the units for the beam search of the seat's own turn
+# part of the units for the beam search of the seat's own turn (the rest: the iterations); the
+# beam stops where this runs out, and a slow machine's work (machine_speed) often runs it out
+PLAN_SHARE = 0.6
 ROOT_PLANS = 6  # whole-turn plans weighed at the root (distinct first actions first) + easy's
 ROOT_BEAM = (12, 6, 4)  # its beam search's widths, twice normal's (policy.BEAM)
 ROOT_MARGIN = 6.0  # ... those at most this far (Ecus) behind the best at the end of the turn

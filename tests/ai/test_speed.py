@@ -101,3 +101,16 @@ def test_the_calibration_does_the_same_work_every_time() -> None:
     per_search = hard.CALIBRATION_BUDGET_S * hard.THINK_FACTOR * hard.UNITS_PER_S[2]
     assert spent[0] >= hard.CALIBRATION_TURNS * 0.5 * per_search
     assert all(math.isfinite(r) and r > 0 for r in rates)
+
+
+def test_a_slow_machines_beam_still_plans_its_whole_turn() -> None:
+    """The beam search of its own turn gets ``PLAN_SHARE`` of the work: enough to reach the
+    turn's end on a machine at 0.42 of the reference's speed, where a third of the work (the
+    share before) would have stopped it halfway, and its plans were worse (docs/ai-figures.md)."""
+    state = turn_starts(2, 8, 5)[4]
+    search = Search(player_view(state, state.turn), random.Random(1), 0.8, speed=0.42)
+    start = WORK.units
+    search.plan_root()
+    spent = WORK.units - start
+    assert spent < search.plan_limit - start
+    assert spent > 0.35 * (search.limit - start)
