@@ -19,12 +19,24 @@ two runs differ).
 from __future__ import annotations
 
 import math
+import os
 import random
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from engine import Action, EndTurn, GameState, PlayerView, Travel
+from engine import (
+    Action,
+    EndTurn,
+    GameState,
+    Options,
+    PlayerView,
+    Travel,
+    apply,
+    new_game,
+    player_view,
+)
 
 from .determinize import sample_state
 from .evaluate import INCOME_ROUNDS, evaluate, evaluate_all
@@ -40,6 +52,7 @@ from .policy import (
     answer_choice,
     best_step,
     candidates,
+    choose_easy,
     fingerprint,
     finish_turn,
     shortlist,
@@ -52,7 +65,9 @@ from .work import WORK
 # measured in CPU time by benchmarks/bench_hard.py: a unit costs more with more seats)
 UNITS_PER_S = {2: 8200.0, 3: 6850.0, 4: 4300.0, 5: 4250.0}
 THINK_FACTOR = 2.0  # hard's work: this many times the budget's units (normal thinks the budget)
-PLAN_SHARE = 0.35  # part of the units for the beam search of the seat's own turn
+# part of the units for the beam search of the seat's own turn (the rest: the iterations); the
+# beam stops where this runs out, and a slow machine's work (machine_speed) often runs it out
+PLAN_SHARE = 0.6
 ROOT_PLANS = 6  # whole-turn plans weighed at the root (distinct first actions first) + easy's
 ROOT_BEAM = (12, 6, 4)  # its beam search's widths, twice normal's (policy.BEAM)
 ROOT_MARGIN = 6.0  # ... those at most this far (Ecus) behind the best at the end of the turn
@@ -68,6 +83,18 @@ LEAN = True  # no travel step whose card action needs no travel (policy._expand)
 HARD_CAP_S = 8.0  # wall-clock stop, whatever the budget, for a loaded machine
 HARD_FACTOR = 4.0  # ... or this many times its thinking time, if that comes first
 HARD_FLOOR_S = 2.0  # ... but never sooner (a small budget on a loaded machine stays exact)
+# This machine's speed against the one UNITS_PER_S was measured on (``machine_speed``): what
+# ``calibration_rate`` gives there (units per CPU second), and where to set the speed instead.
+# Set on 27 November 2026 (docs/ai-figures.md) so that the machine of that day, where it gives
+# 5,900-7,500, does 0.35-0.42 of UNITS_PER_S's work: its searches take what they took on the
+# machine UNITS_PER_S was measured on (two-player decisions of whole games: median 1.6 s)
+REFERENCE_RATE = 16_400.0
+SPEED_ENV = "KHRONOS_AI_SPEED"
+CALIBRATION_SEED = 501
+CALIBRATION_TURNS = 4  # searches timed
+CALIBRATION_BUDGET_S = 0.1  # ... each with this budget
+SPEED_STEPS = 4  # the measured ratio is rounded to this many steps per doubling
+SPEED_RANGE = (0.125, 4.0)  # ... and kept within these
 
 Turn = tuple[Action, ...]
 
@@ -183,14 +210,20 @@ def _next_income_round(round_: int) -> int:
 class Search:
     """One decision of ``hard``: the root plans, the iterations, the best plan."""
 
-    def __init__(self, view: PlayerView, chooser: random.Random, budget_s: float) -> None:
+    def __init__(
+        self,
+        view: PlayerView,
+        chooser: random.Random,
+        budget_s: float,
+        speed: float | None = None,
+    ) -> None:
         self.view = view
         self.seat = view.seat
         self.seats = len(view.players)
         self.chooser = chooser
-        start = WORK.units
         thinking_s = budget_s * THINK_FACTOR
-        units = thinking_s * UNITS_PER_S[self.seats]
+        units = thinking_s * UNITS_PER_S[self.seats] * (machine_speed() if speed is None else speed)
+        start = WORK.units
         self.plan_limit = start + units * PLAN_SHARE
         self.limit = start + units
         wall = min(HARD_CAP_S, max(HARD_FLOOR_S, HARD_FACTOR * thinking_s))
@@ -367,6 +400,75 @@ class Search:
         self.greedy.setdefault(key, out[0])
         self.options[key] = out
         return out
+
+
+# --- this machine's speed ------------------------------------------------------------------
+
+_speed: float | None = None
+_speed_lock = threading.Lock()
+
+
+def calibration_rate() -> float:
+    """Work units per CPU second of this thread over fixed searches: the turn starts of a
+    two-player game between easy computers after the first (``CALIBRATION_TURNS``), each
+    searched with the reference's units for a budget of ``CALIBRATION_BUDGET_S``; timed the
+    second time (the first warms the engine's caches, as the searches of a running process
+    find them)."""
+    chooser = random.Random(CALIBRATION_SEED)
+    state = new_game(Options(players=2), CALIBRATION_SEED)
+    views: list[PlayerView] = []
+    while not state.over and len(views) <= CALIBRATION_TURNS:
+        views.append(player_view(state, state.turn))
+        turn = state.turn
+        while not state.over and (state.turn == turn or state.pending is not None):
+            seat = state.pending.seat if state.pending is not None else state.turn
+            action = choose_easy(player_view(state, seat), chooser)
+            state, _ = apply(state, seat, action, worded=False)
+    units = seconds = 0.0
+    for timed in (False, True):
+        for k, view in enumerate(views[1:]):  # the game's first position is the cheapest
+            before, began = WORK.units, time.thread_time()
+            Search(view, random.Random(k), CALIBRATION_BUDGET_S, speed=1.0).run()
+            if timed:
+                units += WORK.units - before
+                seconds += time.thread_time() - began
+    return units / max(seconds, 1e-6)
+
+
+def machine_speed() -> float:
+    """How much work a search of this process does per second of budget, against the machine
+    ``UNITS_PER_S`` was measured on: ``KHRONOS_AI_SPEED`` if set (a positive number), else
+    measured once per process (``calibration_rate`` against ``REFERENCE_RATE``) and rounded
+    to a quarter of a doubling, so that small differences of the measure leave the work (hence
+    the move) as it was; the measure varies by up to a tenth or more either way from one
+    process to the next, so a restart may find the step above or below. Raises
+    ValueError for a bad ``KHRONOS_AI_SPEED``, ``Stopping`` if the process stops meanwhile
+    (nothing is kept: the next search measures again)."""
+    global _speed
+    with _speed_lock:
+        if _speed is None:
+            _speed = _configured_speed()
+            if _speed is None:
+                ratio = calibration_rate() / REFERENCE_RATE
+                stepped = 2 ** (round(math.log2(ratio) * SPEED_STEPS) / SPEED_STEPS)
+                _speed = min(max(stepped, SPEED_RANGE[0]), SPEED_RANGE[1])
+        return _speed
+
+
+def _configured_speed() -> float | None:
+    text = os.environ.get(SPEED_ENV, "").strip()
+    if not text:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not SPEED_RANGE[0] <= value <= SPEED_RANGE[1]:
+        raise ValueError(
+            f"{SPEED_ENV}={text!r}: expected a number from {SPEED_RANGE[0]} to {SPEED_RANGE[1]} "
+            "(the work a search does per second of budget, against the machine of UNITS_PER_S)"
+        )
+    return value
 
 
 def search(

@@ -48,7 +48,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import ai.choose
-from ai import evaluate
+from ai import evaluate, hard
 from ai.match import play_game
 from ai.policy import forget_plans
 from bot.settings import Settings
@@ -265,6 +265,12 @@ def main() -> None:
     print(f"{args.games} games per pairing (seeds from {10_000 + args.first}), normal's budget "
           f"{args.budget} s, hard's {args.hard_budget} s ({clock}), {args.workers} worker "
           f"process(es), load average {os.getloadavg()[0]:.1f}; log: {args.log}", flush=True)
+    # one measure of the machine for the whole run, which the worker processes inherit: every
+    # game's hard does the same work (ai/hard.py machine_speed)
+    source = "set" if os.environ.get(hard.SPEED_ENV, "").strip() else "measured"
+    os.environ[hard.SPEED_ENV] = repr(hard.machine_speed())
+    print(f"hard's work per second of budget: {hard.machine_speed():g} of the reference "
+          f"machine's ({source}, {hard.SPEED_ENV})", flush=True)
     for module, attr, value in args.knob:
         print(f"knob: {module}.{attr} = {value!r}", flush=True)
     for module, attr, value in args.hard_knob:

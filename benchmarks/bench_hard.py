@@ -75,10 +75,11 @@ def main() -> None:
     budget = args.budget
     if budget is None:
         budget = Settings.model_fields["computer_budget"].default
-    work = budget * hard.THINK_FACTOR
+    speed = hard.machine_speed()
+    work = budget * hard.THINK_FACTOR * speed
     budgets = ", ".join(f"{n} players {work * u:.0f}" for n, u in hard.UNITS_PER_S.items())
-    print(f"hard's budget {budget} s, thought {hard.THINK_FACTOR:g} times, in work units: "
-          f"{budgets}")
+    print(f"hard's budget {budget} s, thought {hard.THINK_FACTOR:g} times, this machine's speed "
+          f"{speed:g} (ai/hard.py machine_speed), in work units: {budgets}")
     print("| players | searches | time median | max | units/s | iterations | iterations/s |")
     print("|---|---|---|---|---|---|---|")
     coach: list[float] = []

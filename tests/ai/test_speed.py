@@ -1,0 +1,116 @@
+"""``hard``'s work follows the machine's speed (ai/hard.py ``machine_speed``): a machine that
+searches at a third of the reference's rate does a third of the work, so that a decision takes
+about the same time anywhere; measured once per process, or set by ``KHRONOS_AI_SPEED``."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from ai import hard
+from ai.hard import Search
+from ai.work import WORK, Stopping, searches_stopped
+from engine import player_view
+
+from .positions import turn_starts
+
+
+@pytest.fixture
+def unmeasured(monkeypatch: pytest.MonkeyPatch) -> None:
+    """This process has not measured its speed yet, and nothing sets it."""
+    monkeypatch.setattr(hard, "_speed", None)
+    monkeypatch.delenv(hard.SPEED_ENV, raising=False)
+
+
+def test_a_search_does_the_work_of_its_budget_times_the_speed() -> None:
+    state = turn_starts(2, 83, 6)[-1]
+    view = player_view(state, state.turn)
+    works = []
+    for speed in (1.0, 0.35):
+        search = Search(view, random.Random(1), 0.8, speed=speed)
+        works.append(search.limit - WORK.units)
+    assert works[0] == pytest.approx(0.8 * hard.THINK_FACTOR * hard.UNITS_PER_S[2])
+    assert works[1] == pytest.approx(0.35 * works[0])
+
+
+@pytest.mark.usefixtures("unmeasured")
+def test_the_speed_is_measured_once_and_rounded_to_a_quarter_doubling(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls = []
+
+    def rate() -> float:
+        calls.append(1)
+        return hard.REFERENCE_RATE * 0.34  # a machine three times slower (log2: -1.56)
+
+    monkeypatch.setattr(hard, "calibration_rate", rate)
+    assert hard.machine_speed() == pytest.approx(2 ** -1.5)
+    assert hard.machine_speed() == pytest.approx(2 ** -1.5)
+    assert len(calls) == 1
+    state = turn_starts(2, 83, 6)[-1]
+    search = Search(player_view(state, state.turn), random.Random(1), 0.8)
+    assert search.limit - WORK.units == pytest.approx(
+        2 ** -1.5 * 0.8 * hard.THINK_FACTOR * hard.UNITS_PER_S[2])
+
+
+@pytest.mark.usefixtures("unmeasured")
+def test_a_machine_far_slower_or_faster_is_kept_within_the_range(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for factor, expected in ((0.001, hard.SPEED_RANGE[0]), (100.0, hard.SPEED_RANGE[1])):
+        monkeypatch.setattr(hard, "_speed", None)
+        monkeypatch.setattr(hard, "calibration_rate", lambda f=factor: hard.REFERENCE_RATE * f)
+        assert hard.machine_speed() == expected
+
+
+@pytest.mark.usefixtures("unmeasured")
+def test_a_set_speed_is_used_as_it_is_and_a_bad_one_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def never() -> float:
+        raise AssertionError("measured although set")
+
+    monkeypatch.setattr(hard, "calibration_rate", never)
+    monkeypatch.setenv(hard.SPEED_ENV, " 0.5 ")
+    assert hard.machine_speed() == 0.5
+    for bad in ("fast", "0", "-1", "nan", "9"):
+        monkeypatch.setattr(hard, "_speed", None)
+        monkeypatch.setenv(hard.SPEED_ENV, bad)
+        with pytest.raises(ValueError, match=hard.SPEED_ENV):
+            hard.machine_speed()
+
+
+@pytest.mark.usefixtures("unmeasured")
+def test_a_process_that_stops_while_measuring_keeps_no_speed() -> None:
+    with searches_stopped(), pytest.raises(Stopping):
+        hard.machine_speed()
+    assert hard._speed is None
+
+
+def test_the_calibration_does_the_same_work_every_time() -> None:
+    """Its searches are bounded by units like every search of ``hard``: only the time differs
+    from one machine (or one run) to another."""
+    spent, rates = [], []
+    for _ in range(2):
+        before = WORK.units
+        rates.append(hard.calibration_rate())
+        spent.append(WORK.units - before)
+    assert spent[0] == spent[1]
+    per_search = hard.CALIBRATION_BUDGET_S * hard.THINK_FACTOR * hard.UNITS_PER_S[2]
+    assert spent[0] >= hard.CALIBRATION_TURNS * 0.5 * per_search
+    assert all(math.isfinite(r) and r > 0 for r in rates)
+
+
+def test_a_slow_machines_beam_still_plans_its_whole_turn() -> None:
+    """The beam search of its own turn gets ``PLAN_SHARE`` of the work: enough to reach the
+    turn's end on a machine at 0.42 of the reference's speed, where a third of the work (the
+    share before) would have stopped it halfway, and its plans were worse (docs/ai-figures.md)."""
+    state = turn_starts(2, 8, 5)[4]
+    search = Search(player_view(state, state.turn), random.Random(1), 0.8, speed=0.42)
+    start = WORK.units
+    search.plan_root()
+    spent = WORK.units - start
+    assert spent < search.plan_limit - start
+    assert spent > 0.35 * (search.limit - start)
