@@ -58,7 +58,7 @@ from .policy import (
     shortlist,
     steps,
 )
-from .work import WORK
+from .work import WORK, collector_paused
 
 # --- knobs (docs/ai.md) ----------------------------------------------------------------------
 # work units per second of budget, by the number of players (one core of the 2-core machine,
@@ -273,7 +273,8 @@ class Search:
         """Search; returns the root plans with their arms, best first."""
         lean, WORK.lean = WORK.lean, LEAN
         try:
-            return self._run()
+            with collector_paused():
+                return self._run()
         finally:
             WORK.lean = lean
 

@@ -44,7 +44,7 @@ from engine import (
 
 from .determinize import sample_state
 from .evaluate import COLS, ROWS, _cells, domain_groups, evaluate
-from .work import CANDIDATE_UNITS, WORK, check_stop
+from .work import CANDIDATE_UNITS, WORK, check_stop, collector_paused
 
 # --- knobs (docs/ai.md) ----------------------------------------------------------------------
 SQUARES_NEAR = 4  # construct squares kept per (board, building) that touch a domain
@@ -649,7 +649,13 @@ def weigh_plans(view: PlayerView, chooser: random.Random, budget_s: float) -> li
     A beam search over its own action sequences to the end of the turn (on one sample: its own
     moves do not depend on hidden cards) gives the best few whole-turn plans; the rivals then
     play their turns on freshly sampled hands (easy policy), and each plan is scored by its mean
-    evaluation after those replies. Samples go on while time remains."""
+    evaluation after those replies. Samples go on while time remains (with the garbage
+    collector paused: ``work.collector_paused``)."""
+    with collector_paused():
+        return _weigh_plans(view, chooser, budget_s)
+
+
+def _weigh_plans(view: PlayerView, chooser: random.Random, budget_s: float) -> list[Plan]:
     start = time.perf_counter()
     deadline = start + budget_s
     # a hard stop, whatever the machine's load: searches on a busy machine run long

@@ -54,6 +54,20 @@ class EngineError(Exception):
         return f"{type(self).__name__}({self.message!r})"
 
 
+def refuse(problem: EngineError | None) -> None:
+    """Raise ``problem``, if there is one. The checks that find a problem before raising it
+    call this rather than ``raise problem``: a frame whose local holds the exception it raises
+    is in that exception's traceback, a cycle that pins the frame (and the position it was
+    checking) until the garbage collector runs; here the local is gone before the traceback
+    leaves."""
+    if problem is None:
+        return
+    try:
+        raise problem
+    finally:
+        del problem
+
+
 class MalformedAction(EngineError):
     """The action does not make sense at all (unknown square, bad option, wrong shape)."""
 

@@ -11,7 +11,7 @@ from ..actions import Construct
 from ..board import FOOTPRINTS, square_name
 from ..constants import BONUS, BUILDINGS, Age, BuildingType, Family
 from ..domains import BoardIndex, Rows, board_index
-from ..errors import IllegalAction
+from ..errors import IllegalAction, refuse
 from ..events import Event, event
 from ..masks import RIVER, free_top_lefts, squares_of, surcharge_masks, touching
 from ..resolve import after_build, new_tile_id, touched_domains
@@ -214,17 +214,13 @@ def legal_construct_squares(ctx: Ctx, age: Age, btype: BuildingType) -> list[Pla
 def check_construct(state: GameState, seat: int, action: Construct) -> Plan:
     at = square(action.square)
     ctx = Ctx(state)
-    problem = construct_problem(ctx, action.age, action.building, at)
-    if problem is not None:
-        raise problem
+    refuse(construct_problem(ctx, action.age, action.building, at))
     if BUILDINGS[action.building].family is not Family.CIVIL and state.players[seat].cubes <= 0:
         raise IllegalAction.say("refusal.no_cube", "R15")
     place = construct_placement(ctx, action.age, action.building, at)
     cards = chosen_payment(state, seat, place, action.surcharge)
     what = phrase("phrase.a_building", type=str(action.building))
-    problem = payment_problem(state, seat, action.age, cards, what, rule="R15")
-    if problem is not None:
-        raise problem
+    refuse(payment_problem(state, seat, action.age, cards, what, rule="R15"))
     return Plan(action, seat, cards=cards, age=action.age, placement=place)
 
 

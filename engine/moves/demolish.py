@@ -7,7 +7,7 @@ from ..actions import Demolish
 from ..board import square_name
 from ..constants import BUILDINGS, DEMOLISH_ECUS, Age
 from ..domains import Building
-from ..errors import IllegalAction
+from ..errors import IllegalAction, refuse
 from ..events import Event
 from ..resolve import after_removal, remove_tile
 from ..rules import Ctx, allowance, payment_problem, who
@@ -33,9 +33,7 @@ def check_demolish(state: GameState, seat: int, action: Demolish) -> Plan:
         raise IllegalAction.say("refusal.demolish_ecus", "R22")
     cards = (building.family,)
     what = phrase("phrase.demolishing_it")
-    problem = payment_problem(state, seat, action.age, cards, what, rule="R22")
-    if problem is not None:
-        raise problem
+    refuse(payment_problem(state, seat, action.age, cards, what, rule="R22"))
     return Plan(action, seat, cards=cards, age=action.age, building=building)
 
 

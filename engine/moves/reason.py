@@ -7,7 +7,7 @@ from ..actions import Populate, Renovate
 from ..board import square_name
 from ..constants import BUILDINGS, Age, Family, capacity
 from ..domains import Building
-from ..errors import IllegalAction
+from ..errors import IllegalAction, refuse
 from ..events import Event, event
 from ..resolve import cells_of, tile_words
 from ..rules import Ctx, allowance, payment_problem, who
@@ -64,9 +64,7 @@ def check_populate(state: GameState, seat: int, action: Populate) -> Plan:
         raise IllegalAction.say("refusal.populate_supply", "R41", cubes=player.cubes)
     cards = (Family.CIVIL,) * action.count
     what = phrase("phrase.populating")
-    problem = payment_problem(state, seat, Age.REASON, cards, what, rule="R41")
-    if problem is not None:
-        raise problem
+    refuse(payment_problem(state, seat, Age.REASON, cards, what, rule="R41"))
     return Plan(action, seat, cards=cards, age=Age.REASON, building=building, count=action.count)
 
 
@@ -113,9 +111,7 @@ def check_renovate(state: GameState, seat: int, action: Renovate) -> Plan:
         raise IllegalAction.say("refusal.renovate_no_cube", "R42")
     cards = (building.family,) * count
     what = phrase("phrase.this_renovation")
-    problem = payment_problem(state, seat, Age.REASON, cards, what, rule="R42")
-    if problem is not None:
-        raise problem
+    refuse(payment_problem(state, seat, Age.REASON, cards, what, rule="R42"))
     return Plan(action, seat, cards=cards, age=Age.REASON, building=building, count=count)
 
 

@@ -9,7 +9,7 @@ from ..actions import Upgrade
 from ..board import FOOTPRINTS, Footprint, outer_positions, square_name
 from ..constants import BONUS, BUILDINGS, LADDER, Age, BuildingType, Family
 from ..domains import BoardIndex, Building, Candidate, Rows, board_index
-from ..errors import IllegalAction, MalformedAction
+from ..errors import IllegalAction, MalformedAction, refuse
 from ..events import Event, event
 from ..masks import BORDERS, CELLS, RIVER
 from ..resolve import after_build, new_tile_id, touched_domains
@@ -229,15 +229,11 @@ def check_upgrade(state: GameState, seat: int, action: Upgrade) -> Plan:
         raise IllegalAction.say("refusal.upgrade_reason", "R40")
     building = building_at(ctx, action.age, action.square)
     at = _upgrade_at(ctx, seat, action, building)
-    problem = upgrade_problem(ctx, seat, action.age, building, action.to, at)
-    if problem is not None:
-        raise problem
+    refuse(upgrade_problem(ctx, seat, action.age, building, action.to, at))
     place = upgrade_placement(ctx, building, action.to, at)
     cards = chosen_payment(state, seat, place, action.surcharge)
     what = phrase("phrase.this_upgrade", to=str(action.to))
-    problem = payment_problem(state, seat, action.age, cards, what, rule="R16")
-    if problem is not None:
-        raise problem
+    refuse(payment_problem(state, seat, action.age, cards, what, rule="R16"))
     return Plan(action, seat, cards=cards, age=action.age, building=building, placement=place)
 
 

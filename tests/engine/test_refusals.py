@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import gc
+import weakref
+
 import pytest
 from pydantic import ValidationError
 
@@ -10,6 +13,7 @@ from engine import (
     Construct,
     Demolish,
     EndTurn,
+    EngineError,
     GameState,
     MalformedAction,
     Populate,
@@ -167,3 +171,45 @@ def test_malformed_actions_are_rejected_before_the_engine() -> None:
         parse_action({"kind": "travel", "to": 1, "adventurer": 3})
     ok = parse_action('{"kind": "travel", "to": 2}')
     assert ok == Travel(to=R)
+
+
+@pytest.mark.parametrize(
+    ("state", "action", "rule"),
+    [
+        (position(2, might="Town F4", hands={0: "mmrc"}),
+         Construct(age=M, building=K, square="G5"), "R15"),
+        (position(2, hands={0: "mrcc"}), Construct(age=M, building=K, square="F4"), "R15"),
+        (position(2, might="Keep F4 1", hands={0: "mmrc"}),
+         Construct(age=M, building=K, square="H4"), "R21"),
+        (position(2, might="Watchtower F4 0", hands={0: "mmrc"}),
+         Upgrade(age=M, square="F4", to=K, at="A1"), "R16"),
+        (position(2, might="Watchtower F4 0", hands={0: "rrcc"}),
+         Upgrade(age=M, square="F4", to=K, at="F4"), "R16"),
+        (position(2, might="Chapel F4 1", hands={0: "mmcc"}), Demolish(age=M, square="F4"), "R22"),
+        (position(2, reason="Town F4", hands={0: "cmmr"}, adventurers={0: [R, R]}),
+         Populate(square="F4", count=2), "R41"),
+        (position(2, reason="Keep F4 ruin", hands={0: "rrcc"}, adventurers={0: [R, R]}),
+         Renovate(square="F4"), "R42"),
+    ],
+)
+def test_a_refusal_is_freed_by_reference_counting_alone(
+    state: GameState, action: Action, rule: str
+) -> None:
+    """A refused action leaves no reference cycle behind (its exception, the frames of its
+    traceback and the position they checked are freed as soon as the refusal is handled):
+    the computers' searches check thousands of actions with the garbage collector paused
+    (ai/work.py ``collector_paused``)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        try:
+            apply(state, 0, action)
+        except EngineError as err:
+            assert err.rule == rule, err.message
+            freed = weakref.ref(err)
+        else:
+            pytest.fail(f"{action} was not refused")
+        assert freed() is None
+    finally:
+        if was_enabled:
+            gc.enable()
