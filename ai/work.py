@@ -75,10 +75,10 @@ _pause_lock = threading.Lock()
 
 @contextlib.contextmanager
 def collector_paused() -> Iterator[None]:
-    """Within: Python's cyclic garbage collector does not run (reference counting still frees
-    almost everything at once). Nested and concurrent blocks share one pause; the collector
-    is turned back on, if it was on, when the last ends (its next run then frees the cycles
-    left meanwhile: a refused move's exception and its frames)."""
+    """Within: Python's cyclic garbage collector does not run (reference counting frees what a
+    search drops: it makes no cycles, tests/ai/test_collector.py). Nested and concurrent
+    blocks share one pause; the collector is turned back on, if it was on, when the last
+    ends (its next run frees whatever other code of the process left in cycles meanwhile)."""
     global _paused, _was_enabled
     with _pause_lock:
         if _paused == 0:
