@@ -48,11 +48,12 @@ from .reference_legal import (
 CHUNKS = 8
 GAMES_PER_CHUNK = int(os.environ.get("KHRONOS_LONG_RUN") or 6)
 OPTIONS_EVERY = 5  # the autocomplete queries on one position in this many
-KINDS = [str(cls.model_fields["kind"].default) for cls in get_args(get_args(Action)[0])]
+KIND_OF = {cls: str(cls.model_fields["kind"].default) for cls in get_args(get_args(Action)[0])}
+KINDS = list(KIND_OF.values())
 
 
 def _kind(spec: Spec) -> str:
-    return str(spec[0].model_fields["kind"].default)
+    return KIND_OF[spec[0]]
 
 
 def _positions(chunk: int) -> Iterator[GameState]:
@@ -68,19 +69,28 @@ def _positions(chunk: int) -> Iterator[GameState]:
         yield state
 
 
-def _same_action(got: Action, cls: type[Action], fields: dict[str, Any]) -> None:
-    """``got`` is the object ``cls.model_construct(**fields)`` makes, attribute for attribute."""
+def _same_action(got: Action, cls: type[Action], fields: dict[str, Any]) -> Action:
+    """``got`` is the object ``cls.model_construct(**fields)`` makes, attribute for attribute;
+    returns the one made."""
     made = cls.model_construct(**fields)
     assert type(got) is cls and got == made and hash(got) == hash(made)
     assert list(got.__dict__.items()) == list(made.__dict__.items())
     assert got.model_fields_set == made.model_fields_set
     assert (got.__pydantic_extra__, got.__pydantic_private__) == (None, None)
     assert made.__pydantic_extra__ is None and made.__pydantic_private__ is None
+    return made
 
 
-def _sequence_agrees(state: GameState, seat: int, wanted: list[Spec], rnd: random.Random) -> None:
+def _sequence_agrees(
+    state: GameState,
+    seat: int,
+    wanted: list[Spec],
+    wanted_actions: list[Action],
+    rnd: random.Random,
+) -> None:
     """``LegalActions``: its length, any index (negative too), slices, iteration, each kind,
-    the counts per kind and ``random.Random.choice`` agree with the reference list."""
+    the counts per kind and ``random.Random.choice`` agree with the reference list
+    (``wanted_actions``: its actions, made from it; ``legal_actions`` was found equal to them)."""
     legal = legal_action_list(state, seat)
     n = len(wanted)
     assert len(legal) == n
@@ -90,21 +100,21 @@ def _sequence_agrees(state: GameState, seat: int, wanted: list[Spec], rnd: rando
     for i in (n, -n - 1):
         with pytest.raises(IndexError):
             legal[i]
-    wanted_actions = [cls.model_construct(**fields) for cls, fields in wanted]
     assert legal[1:4] == wanted_actions[1:4] and legal[::-7] == wanted_actions[::-7]
     assert isinstance(legal, Sequence) and list(legal) == wanted_actions
-    order = list(dict.fromkeys(_kind(s) for s in wanted))
-    assert list(legal.counts()) == order
+    by_kind: dict[str, list[Spec]] = {}
+    for spec in wanted:
+        by_kind.setdefault(_kind(spec), []).append(spec)
+    assert list(legal.counts()) == list(by_kind)  # the kinds in the reference's order
     for kind in KINDS:
-        of_kind = [s for s in wanted if _kind(s) == kind]
+        of_kind = by_kind.get(kind, [])
         assert list(legal.specs(kind)) == of_kind, kind
         assert legal.counts().get(kind, 0) == len(of_kind)
     if n:
         k = rnd.randrange(10**6)
-        full = legal_actions(state, seat)
         assert random.Random(k).choice(legal_action_list(state, seat)) == random.Random(
             k
-        ).choice(full)
+        ).choice(wanted_actions)
 
 
 def _options_agree(state: GameState, seat: int, wanted: list[Spec]) -> None:
@@ -140,9 +150,11 @@ def test_generated_legal_actions_equal_the_reference_in_order(chunk: int) -> Non
             ], (state.step, seat)
             actions = legal_actions(state, seat)
             assert len(actions) == len(wanted)
-            for got, (cls, fields) in zip(actions, wanted, strict=True):
+            made = [
                 _same_action(got, cls, fields)
-            _sequence_agrees(state, seat, wanted, rnd)
+                for got, (cls, fields) in zip(actions, wanted, strict=True)
+            ]
+            _sequence_agrees(state, seat, wanted, made, rnd)
             assert (seat == current_seat(state)) or not specs, (state.step, seat)
             if positions % OPTIONS_EVERY == 0 or state.pending is not None:
                 _options_agree(state, seat, wanted)
