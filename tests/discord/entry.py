@@ -4,7 +4,12 @@ addresses pointed at the fake (``entry_site/sitecustomize.py``).
 
 ``BotProcess.start(fake, data, guild_id, **env)`` runs it in ``data`` (its working folder, so
 no ``.env`` of the repository is read) and waits until it is connected and serving (the log
-line ``app.READY``). ``descendants(pid)`` lists a process tree from ``/proc`` (Linux)."""
+line ``app.READY``). Of the test process's environment it gets no ``KHRONOS_`` or
+``DISCORD_`` variable but ``KHRONOS_AI_SPEED`` (tests/conftest.py): its ``hard`` searches do
+the reference machine's work, as the test process's do, with no calibration first (2-4 s of
+searches on a slow machine, which made a search's time depend on the load).
+``descendants(pid)`` lists a process tree from ``/proc`` (Linux), ``environment(pid)`` a
+process's environment."""
 
 from __future__ import annotations
 
@@ -17,6 +22,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ai.hard import SPEED_ENV
 from bot.discord.app import READY
 from tests.fakediscord.fake import FakeDiscord
 
@@ -53,6 +59,13 @@ def descendants(pid: int) -> list[int]:
         out.append(child)
         todo.extend(tree.get(child, []))
     return sorted(out)
+
+
+def environment(pid: int) -> dict[str, str]:
+    """The environment ``pid`` was started with (Linux)."""
+    raw = Path(f"/proc/{pid}/environ").read_bytes()
+    pairs = (item.decode().partition("=") for item in raw.split(b"\0") if item)
+    return {name: value for name, _, value in pairs}
 
 
 def alive(pid: int) -> bool:
@@ -99,7 +112,7 @@ class BotProcess:
         where = {"api_base": fake.api_base, "gateway_url": fake.gateway_url,
                  "cdn_base": fake.cdn_base}
         environ = {k: v for k, v in os.environ.items()
-                   if not k.startswith(("KHRONOS_", "DISCORD_"))}
+                   if not k.startswith(("KHRONOS_", "DISCORD_")) or k == SPEED_ENV}
         environ.update({
             "PYTHONPATH": os.pathsep.join([str(SITE), str(ROOT)]),
             "KHRONOS_FAKE_DISCORD": json.dumps(where),

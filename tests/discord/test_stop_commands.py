@@ -11,6 +11,7 @@ latest state; the kick made once). Every wait is a poll with a deadline."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
@@ -18,9 +19,10 @@ from pathlib import Path
 
 import pytest
 
+from ai.hard import SPEED_ENV
 from bot import i18n
 from tests.discord.conftest import Scene
-from tests.discord.entry import BotProcess, descendants
+from tests.discord.entry import BotProcess, descendants, environment
 from tests.discord.test_stop_and_restart import game_under_way, wait_until
 from tests.discord.test_stop_timers import (
     COMPUTER,
@@ -129,9 +131,13 @@ async def test_sigterm_while_a_hint_is_computed_in_a_thread_it_is_answered(
     counted."""
     site = sqlite_site
     async with hint_held(scene, site, KHRONOS_AI_WORKERS="0") as held:
+        # the tests' speed, not a calibration before the search: it would run into the grace
+        assert environment(held.bot.pid)[SPEED_ENV] == os.environ[SPEED_ENV]
         status, _ = await held.bot.stop(site.release)
     assert status == 0, held.bot.log()[-3000:]
     clean(held.bot.log())
+    ended = site.holds / "hint.ended"  # how the search ended: answered, or what it raised
+    assert held.ia.messages, (ended.exists() and ended.read_text(), held.bot.log()[-3000:])
     [answer] = held.ia.messages
     assert answer.ephemeral and answer.content.startswith(HEADER), answer.content
     assert await hints_counted(site, held.alice) == 1
