@@ -105,11 +105,12 @@ def _sequence_agrees(
     by_kind: dict[str, list[Spec]] = {}
     for spec in wanted:
         by_kind.setdefault(_kind(spec), []).append(spec)
-    assert list(legal.counts()) == list(by_kind)  # the kinds in the reference's order
+    counts = legal.counts()
+    assert list(counts) == list(by_kind)  # the kinds in the reference's order
     for kind in KINDS:
         of_kind = by_kind.get(kind, [])
         assert list(legal.specs(kind)) == of_kind, kind
-        assert legal.counts().get(kind, 0) == len(of_kind)
+        assert counts.get(kind, 0) == len(of_kind)
     if n:
         k = rnd.randrange(10**6)
         assert random.Random(k).choice(legal_action_list(state, seat)) == random.Random(
