@@ -456,6 +456,21 @@ def machine_speed() -> float:
         return _speed
 
 
+def speed_to_measure() -> bool:
+    """Whether this process's first search of level ``hard`` would measure its speed: it has
+    not yet, and ``KHRONOS_AI_SPEED`` does not set it (a bad value counts as set: the first
+    search reports it, as before)."""
+    try:
+        return _speed is None and _configured_speed() is None
+    except ValueError:
+        return False
+
+
+def known_speed() -> float | None:
+    """The speed this process has found (``machine_speed``), without measuring it."""
+    return _speed
+
+
 def _configured_speed() -> float | None:
     text = os.environ.get(SPEED_ENV, "").strip()
     if not text:

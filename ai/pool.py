@@ -29,6 +29,7 @@ from concurrent.futures.process import BrokenProcessPool
 from multiprocessing.process import BaseProcess
 from typing import Any, ParamSpec, TypeVar
 
+from .hard import machine_speed, speed_to_measure
 from .work import Stopping
 
 log = logging.getLogger("khronos.ai")
@@ -74,11 +75,18 @@ def _worker_start() -> None:
 class ThinkPool(Executor):
     """``workers`` processes that compute the computers' decisions; see the module."""
 
-    def __init__(self, workers: int, *, retries: int = RETRIES) -> None:
+    def __init__(self, workers: int, *, retries: int = RETRIES,
+                 measure: bool | None = None) -> None:
         if workers < 1:
             raise ValueError("a pool needs at least one worker process")
         self.workers = workers
         self.retries = retries
+        # start the workers at once and let each measure the machine's speed (2-4 s on a slow
+        # machine) before any decision needs it; None: when it has to be measured (no
+        # KHRONOS_AI_SPEED), so a bot whose speed is set starts no process before its first
+        # decision
+        self.measure = speed_to_measure() if measure is None else measure
+        self.measured = 0  # workers that have measured their speed ahead (for tests and logs)
         self.submitted = 0  # decisions sent to a worker (for tests and logs)
         self.replaced = 0  # pools replaced because a worker died
         self._lock = threading.Lock()
@@ -86,11 +94,27 @@ class ThinkPool(Executor):
         self._pool = self._new()
 
     def _new(self) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
+        pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
                                    initializer=_worker_start)
+        if self.measure:
+            # one task per worker, submitted together: each starts a worker (the pool starts
+            # one per task waiting while it has fewer than ``workers``); a decision that
+            # comes meanwhile waits for a worker's measure, which it would have made itself
+            for _ in range(self.workers):
+                pool.submit(machine_speed).add_done_callback(self._measured)
+        return pool
+
+    def _measured(self, f: Future[float]) -> None:
+        if f.cancelled() or f.exception() is not None:  # closed or replaced meanwhile
+            return
+        with self._lock:
+            self.measured += 1
+        log.info("a computer's worker process measured this machine's speed: %.3g of the "
+                 "reference's work", f.result())
 
     def pids(self) -> list[int]:
-        """The process ids of the live workers (started on the first decision)."""
+        """The process ids of the live workers (started on the first decision, or at once
+        when they measure the machine's speed ahead)."""
         with self._lock:
             procs = dict(self._pool._processes or {})  # no public accessor
         return sorted(pid for pid, p in procs.items() if p.is_alive())
@@ -177,8 +201,8 @@ class ThinkPool(Executor):
             proc.join(max(end - time.monotonic(), 0.0))
         for proc in procs:
             if proc.is_alive():  # a decision in progress: the next start makes it again
-                log.info("stopping: a computer's decision or a hint in progress is dropped; "
-                         "its worker process is ended")
+                log.info("stopping: a computer's decision, a hint or the measure of the "
+                         "machine's speed in progress is dropped; its worker process is ended")
                 proc.terminate()
                 proc.join(2.0)
         with contextlib.suppress(Exception):

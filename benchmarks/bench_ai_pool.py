@@ -6,13 +6,20 @@ every 10 ms; its lateness is what every other command, delivery and the gateway 
 for meanwhile. Prints, per mode, the decisions' time and the ticker's lateness (median, p99,
 maximum).
 
+With ``--first-hard``, instead: the first decisions of level ``hard`` of a new pool, made
+``--idle`` seconds after its start (a bot's first computer turn comes some time after it
+started), with the pool's workers measuring the machine's speed ahead and without (where
+``KHRONOS_AI_SPEED`` is unset, as in a deployment; the speed is measured either way).
+
     python benchmarks/bench_ai_pool.py [--decisions N] [--budget S]
+    python benchmarks/bench_ai_pool.py --first-hard [--rounds N] [--idle S] [--budget S]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import random
 import statistics
 import sys
@@ -24,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import engine
 from ai import think
+from ai.hard import SPEED_ENV
 from ai.pool import ThinkPool
 from engine.random_player import random_action
 
@@ -77,11 +85,47 @@ def line(name: str, times: list[float], late: list[float]) -> str:
             f" ms | {p99 * 1000:.1f} ms | {max(late) * 1000:.1f} ms |")
 
 
+async def first_hard(rounds: int, idle: float, budget: float) -> None:
+    """The first two decisions of ``hard`` of a new pool, ``idle`` seconds after its start."""
+    os.environ.pop(SPEED_ENV, None)  # the workers measure the speed, as a deployment's do
+    cases = views(2)
+    print(f"the first two decisions of `hard` (budget {budget} s) of a new one-worker pool, "
+          f"{idle} s after its start; {rounds} pools each way, alternated")
+    print("| the workers measure the speed | first decision | second decision |")
+    print("|---|---|---|")
+    seen: dict[bool, list[tuple[float, float]]] = {False: [], True: []}
+    for r in range(rounds):
+        for ahead in (False, True) if r % 2 == 0 else (True, False):
+            pool = ThinkPool(1, measure=ahead)
+            try:
+                await asyncio.sleep(idle)
+                took = []
+                for i, view in enumerate(cases):
+                    start = time.perf_counter()
+                    await think(view, "hard", budget, i, pool)
+                    took.append(time.perf_counter() - start)
+            finally:
+                pool.close()
+            seen[ahead].append((took[0], took[1]))
+    for ahead in (False, True):
+        firsts = ", ".join(f"{a:.2f}" for a, _ in seen[ahead])
+        seconds = ", ".join(f"{b:.2f}" for _, b in seen[ahead])
+        name = "ahead, at the pool's start" if ahead else "at the first decision"
+        print(f"| {name} | {firsts} s | {seconds} s |")
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--decisions", type=int, default=6)
     parser.add_argument("--budget", type=float, default=1.0)
+    parser.add_argument("--first-hard", action="store_true",
+                        help="time a new pool's first decisions of hard instead")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--idle", type=float, default=10.0)
     args = parser.parse_args()
+    if args.first_hard:
+        await first_hard(args.rounds, args.idle, args.budget)
+        return
     cases = views(args.decisions)
     print(f"{args.decisions} decisions of `normal`, budget {args.budget} s; a 10 ms ticker on "
           "the event loop")

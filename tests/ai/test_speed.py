@@ -114,3 +114,17 @@ def test_a_slow_machines_beam_still_plans_its_whole_turn() -> None:
     spent = WORK.units - start
     assert spent < search.plan_limit - start
     assert spent > 0.35 * (search.limit - start)
+
+
+def test_whether_a_process_has_its_speed_to_measure(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a worker pool asks before it starts its workers ahead (``ThinkPool``)."""
+    monkeypatch.setattr(hard, "_speed", None)
+    monkeypatch.setenv(hard.SPEED_ENV, "0.5")
+    assert not hard.speed_to_measure()  # set: nothing to measure
+    monkeypatch.setenv(hard.SPEED_ENV, "fast")
+    assert not hard.speed_to_measure()  # the first search reports the bad value, as before
+    monkeypatch.delenv(hard.SPEED_ENV)
+    assert hard.speed_to_measure() and hard.known_speed() is None
+    monkeypatch.setattr(hard, "calibration_rate", lambda: hard.REFERENCE_RATE)
+    assert hard.machine_speed() == 1.0
+    assert not hard.speed_to_measure() and hard.known_speed() == 1.0  # measured once

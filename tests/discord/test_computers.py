@@ -9,11 +9,14 @@ import multiprocessing
 import os
 import random
 import signal
+import time
 from collections.abc import Callable
 
 import pytest
 
 import engine
+from ai import hard
+from ai.pool import PoolClosed, ThinkPool
 from bot.discord.app import KhronosBot
 from bot.service import MARK, GameInfo, TimerKind, is_computer
 from bot.storage.api import OutboxRow
@@ -190,6 +193,50 @@ async def test_a_killed_worker_process_is_replaced_and_the_computer_still_plays(
     said = [r.getMessage() for r in caplog.records]
     assert not any("could not decide" in m for m in said), "it never fell back to the default"
     assert any("worker process died" in m for m in said)
+
+
+async def test_without_a_set_speed_the_workers_start_at_once_and_measure_it(
+        scene: Scene, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where nothing sets ``KHRONOS_AI_SPEED`` (a real deployment), the bot starts its worker
+    with the pool and the worker measures the machine's speed then, so that the first
+    decision or /hint of level ``hard`` does not wait for it; a decision after it finds the
+    speed known; closing the bot leaves no worker."""
+    monkeypatch.delenv(hard.SPEED_ENV)  # the workers inherit the environment as they start
+    monkeypatch.setattr(hard, "_speed", None)  # this process has not measured either
+    async with scene.fake.running(pool_bot(scene, 1, 0.5)) as bot:
+        pool = bot.ai_pool
+        assert pool is not None and pool.measure
+        await until(lambda: bool(pool.pids()))  # before any game or decision
+        assert pool.submitted == 0
+        await until(lambda: pool.measured == 1, timeout=120)
+        workers = pool.pids()
+        speed = await asyncio.wrap_future(pool.submit(hard.known_speed))
+        assert speed is not None and hard.SPEED_RANGE[0] <= speed <= hard.SPEED_RANGE[1]
+        assert pool.pids() == workers, "the same worker: it measured once"
+    assert all(gone(pid) for pid in workers), "closing the bot stops its worker processes"
+
+
+def test_a_pool_closed_while_its_workers_measure_stops_them(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stop during the measure (SIGTERM just after the start) waits at most the grace, and no
+    worker outlives the pool; a pool whose speed is set starts none before its first task."""
+    monkeypatch.delenv(hard.SPEED_ENV)
+    pool = ThinkPool(2, measure=True)
+    deadline = time.monotonic() + 30
+    while len(pool.pids()) < 2:
+        assert time.monotonic() < deadline, "the two workers did not start"
+        time.sleep(0.02)
+    workers = pool.pids()
+    pool.close(grace=0.2)
+    assert all(gone(pid) for pid in workers)
+    with pytest.raises(PoolClosed):
+        pool.submit(hard.known_speed)
+    monkeypatch.setenv(hard.SPEED_ENV, "1")
+    idle = ThinkPool(1)
+    try:
+        assert not idle.measure and idle.pids() == []
+    finally:
+        idle.close()
 
 
 async def test_ai_workers_0_thinks_in_a_thread(scene: Scene) -> None:
@@ -554,8 +601,8 @@ def test_closing_the_pool_stops_a_busy_worker_and_refuses_new_decisions(
     assert not closer.is_alive(), "close() waited for the search instead of stopping it"
     assert gone(pid)
     said = [(r.levelno, r.getMessage()) for r in caplog.records]
-    assert (logging.INFO, "stopping: a computer's decision or a hint in progress is dropped; "
-            "its worker process is ended") in said
+    assert (logging.INFO, "stopping: a computer's decision, a hint or the measure of the "
+            "machine's speed in progress is dropped; its worker process is ended") in said
     assert not [m for level, m in said if level >= logging.WARNING]
     for future in (busy, *waiting):
         assert isinstance(future.exception(timeout=10), PoolClosed)

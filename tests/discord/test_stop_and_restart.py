@@ -21,6 +21,7 @@ import asyncpg
 import pytest
 
 import engine
+from ai.hard import SPEED_ENV
 from bot.service import GameService
 from bot.storage.sqlite import DB_FILENAME, SqliteStorage
 from tests.discord.conftest import Scene
@@ -223,6 +224,24 @@ async def test_no_worker_process_outlives_a_killed_bot(scene: Scene) -> None:
                          what=f"the end of the bot's processes {workers}")
     finally:
         await bot.kill()
+
+
+async def test_sigterm_while_the_workers_measure_the_speed_exits_0_and_leaves_none(
+        scene: Scene, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without ``KHRONOS_AI_SPEED`` (a deployment) the worker starts with the bot, before any
+    game, to measure the machine's speed; a stop meanwhile ends it within the stop's bound."""
+    monkeypatch.delenv(SPEED_ENV)  # the bot and its worker get the environment without it
+    bot = await BotProcess.start(scene.fake, scene.data, scene.guild.id, KHRONOS_AI_WORKERS="1")
+    try:
+        await wait_until(lambda: len(descendants(bot.pid)) >= 2, what="the worker processes")
+        workers = descendants(bot.pid)  # the worker measures the speed meanwhile
+        status, _ = await bot.stop()
+    finally:
+        await bot.kill()
+    assert status == 0, bot.log()[-3000:]
+    # the worker, and multiprocessing's resource tracker, which ends once the bot is gone
+    await wait_until(lambda: not any(alive(pid) for pid in workers), timeout=10,
+                     what=f"the end of the bot's processes {workers}")
 
 
 # --- two processes on one database, one killed ----------------------------------------------
