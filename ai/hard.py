@@ -466,6 +466,16 @@ def speed_to_measure() -> bool:
         return False
 
 
+def speed_problem() -> str | None:
+    """What is wrong with ``KHRONOS_AI_SPEED``, in one sentence, or None (unset or right): the
+    bot says it at its start rather than let every search of ``hard`` fail on it."""
+    try:
+        _configured_speed()
+    except ValueError as exc:
+        return f"{exc}; set it right, or unset it and the computers measure the machine."
+    return None
+
+
 def known_speed() -> float | None:
     """The speed this process has found (``machine_speed``), without measuring it."""
     return _speed
@@ -481,8 +491,9 @@ def _configured_speed() -> float | None:
         value = math.nan
     if not SPEED_RANGE[0] <= value <= SPEED_RANGE[1]:
         raise ValueError(
-            f"{SPEED_ENV}={text!r}: expected a number from {SPEED_RANGE[0]} to {SPEED_RANGE[1]} "
-            "(the work a search does per second of budget, against the machine of UNITS_PER_S)"
+            f"{SPEED_ENV}={text!r}: expected a number from {SPEED_RANGE[0]:g} to "
+            f"{SPEED_RANGE[1]:g} (the computers' work per second of thinking, against the "
+            "reference machine's)"
         )
     return value
 

@@ -111,6 +111,12 @@ def _main(argv: Sequence[str] | None) -> int:
         print(f"{exc} Fix it in .env or in the environment (see .env.example).",
               file=sys.stderr)
         return 2
+    from ai.hard import speed_problem
+
+    problem = speed_problem()  # read by the computers' processes, not a setting of the bot
+    if problem:
+        print(problem, file=sys.stderr)
+        return 2
     data_dir = Path(args.data_dir) if args.data_dir is not None else settings.data_dir
     if args.local:
         problem = data_dir_problem(data_dir)

@@ -46,7 +46,7 @@ def checkout(tmp_path: Path) -> Path:
     for name in ("Makefile", "pyproject.toml", "requirements.txt", "requirements-dev.txt",
                  ".env.example"):
         shutil.copy2(ROOT / name, dest / name)
-    for package in ("engine", "render", "bot"):
+    for package in ("engine", "render", "ai", "bot"):
         shutil.copytree(ROOT / package, dest / package,
                         ignore=shutil.ignore_patterns("__pycache__"))
     env_file_from_example(dest)
@@ -156,6 +156,21 @@ def test_a_bad_setting_is_one_sentence_and_nothing_starts(
     assert main(["--local"]) == 2
     err = capsys.readouterr().err
     assert said in err and "Traceback" not in err
+    assert list(in_folder.iterdir()) == []  # no data folder, no game
+
+
+@pytest.mark.parametrize("args", [["--local"], []])
+def test_a_bad_computer_speed_is_one_sentence_and_nothing_starts(
+        in_folder: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        args: list[str]) -> None:
+    """``KHRONOS_AI_SPEED`` is read by the computers' processes at their first search of level
+    ``hard``; a bad value stops the start instead of failing every such search."""
+    monkeypatch.setenv("DISCORD_TOKEN", TOKEN)
+    monkeypatch.setenv("KHRONOS_AI_SPEED", "fast")
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("KHRONOS_AI_SPEED='fast': expected a number from 0.125 to 4")
+    assert "unset it" in err and "Traceback" not in err and err.count("\n") == 1
     assert list(in_folder.iterdir()) == []  # no data folder, no game
 
 
