@@ -218,8 +218,9 @@ async def test_without_a_set_speed_the_workers_start_at_once_and_measure_it(
 
 def test_a_pool_closed_while_its_workers_measure_stops_them(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """A stop during the measure (SIGTERM just after the start) waits at most the grace, and no
-    worker outlives the pool; a pool whose speed is set starts none before its first task."""
+    """A stop during the measure (SIGTERM just after the start) ends the measuring workers: none
+    outlives the pool, which takes no more work; a pool whose speed is set starts none before
+    its first task."""
     monkeypatch.delenv(hard.SPEED_ENV)
     pool = ThinkPool(2, measure=True)
     deadline = time.monotonic() + 30
