@@ -25,6 +25,7 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from engine import (
     Action,
@@ -55,6 +56,7 @@ from .policy import (
     choose_easy,
     fingerprint,
     finish_turn,
+    known_scores,
     shortlist,
     steps,
 )
@@ -79,16 +81,19 @@ EXTRA_TURNS = 0  # turns played after every rival has replied once (fewer if the
 EXPLORE = 3.0  # UCB's exploration constant, in Ecus of the evaluation
 LATER_CAREFUL = True  # the evaluation the seats' greedy turns use below the root
 QUICK_FROM = 2  # with this many players or more, a greedy turn below the root is quick_turn's
+SHARED_SCORES = True  # the iterations' steps scored once per position, whatever the hand
 LEAN = True  # no travel step whose card action needs no travel (policy._expand)
 HARD_CAP_S = 8.0  # wall-clock stop, whatever the budget, for a loaded machine
 HARD_FACTOR = 4.0  # ... or this many times its thinking time, if that comes first
 HARD_FLOOR_S = 2.0  # ... but never sooner (a small budget on a loaded machine stays exact)
 # This machine's speed against the one UNITS_PER_S was measured on (``machine_speed``): what
 # ``calibration_rate`` gives there (units per CPU second), and where to set the speed instead.
-# Set on 27 November 2026 (docs/ai-figures.md) so that the machine of that day, where it gives
-# 5,900-7,500, does 0.35-0.42 of UNITS_PER_S's work: its searches take what they took on the
-# machine UNITS_PER_S was measured on (two-player decisions of whole games: median 1.6 s)
-REFERENCE_RATE = 16_400.0
+# Set on 27 November 2026 (docs/ai-figures.md) at 16,400, so that the machine of that day,
+# where it gives 5,900-7,500, did 0.35-0.42 of UNITS_PER_S's work; lowered by half a doubling
+# on 28 November with SHARED_SCORES, which buys more iterations for the work: the machine of
+# that day, where it gives 4,100-6,700, does 0.35-0.6 (mostly 0.35-0.42), and its two-player
+# decisions of whole games take what they took on the reference machine (median 1.6 s)
+REFERENCE_RATE = 11_600.0
 SPEED_ENV = "KHRONOS_AI_SPEED"
 CALIBRATION_SEED = 501
 CALIBRATION_TURNS = 4  # searches timed
@@ -164,6 +169,8 @@ def quick_rest(
     step is the card action that raises the evaluation most, until ending the turn is as good.
     Without travel a step weighs a handful of actions instead of dozens."""
     done: list[Action] = []
+    if WORK.scores is not None:
+        return _quick_rest_known(state, seat, careful, limit)
     while not _turn_over(state, seat):
         end = _play(state, seat, EndTurn())
         if len(done) >= limit:
@@ -178,6 +185,48 @@ def quick_rest(
                 best, best_state, best_score = action, after, score
         done.append(EndTurn() if best is None else best)
         state = best_state
+    return state, done
+
+
+def _score(
+    state: GameState,
+    seat: int,
+    action: Action,
+    careful: bool,
+    known: dict[tuple[Any, ...], float],
+    played: dict[Action, GameState],
+) -> float:
+    """The score after ``action``: known, or played (kept in ``played``) and evaluated."""
+    found = known.get((action,))
+    if found is None:
+        after = played[action] = _play(state, seat, action)
+        found = known[(action,)] = evaluate(after, seat, careful)
+    return found
+
+
+def _quick_rest_known(
+    state: GameState, seat: int, careful: bool, limit: int
+) -> tuple[GameState, list[Action]]:
+    """``quick_rest`` with the scores of the steps already met on other hands
+    (``WORK.scores``): the same turn, with fewer positions played."""
+    done: list[Action] = []
+    while not _turn_over(state, seat):
+        if len(done) >= limit:
+            return _play(state, seat, EndTurn()), [*done, EndTurn()]
+        known = known_scores(state, seat, careful)
+        assert known is not None
+        played: dict[Action, GameState] = {}
+        best: Action = EndTurn()
+        best_score = _score(state, seat, best, careful, known, played)
+        for action in candidates(state, seat):
+            if isinstance(action, Travel | EndTurn):
+                continue
+            value = _score(state, seat, action, careful, known, played)
+            if value > best_score + GAIN_EPSILON:
+                best, best_score = action, value
+        done.append(best)
+        found = played.get(best)
+        state = _play(state, seat, best) if found is None else found
     return state, done
 
 
@@ -284,13 +333,17 @@ class Search:
         assert all(isinstance(a, RootArm) for a in arms)
         roots = [a for a in arms if isinstance(a, RootArm)]
         over = all(p.state.over for p in plans)  # the game ends with this turn
-        while len(roots) > 1 and not over and not self.out_of_work():
-            # every plan once (in the beam's order), then UCB on the seat's own value
-            arm = max(roots, key=lambda a: (a.ucb(self.seat), -roots.index(a)))
-            for a in roots:
-                a.seen += 1
-            self.iterate(arm)
-            self.iterations += 1
+        scores, WORK.scores = WORK.scores, ({} if SHARED_SCORES else None)
+        try:
+            while len(roots) > 1 and not over and not self.out_of_work():
+                # every plan once (in the beam's order), then UCB on the seat's own value
+                arm = max(roots, key=lambda a: (a.ucb(self.seat), -roots.index(a)))
+                for a in roots:
+                    a.seen += 1
+                self.iterate(arm)
+                self.iterations += 1
+        finally:
+            WORK.scores = scores
         tried = [a for a in roots if a.visits]
         drop = sum(a.prior - a.mean(self.seat) for a in tried) / len(tried) if tried else 0.0
         ranked = sorted(zip(plans, roots, strict=True),

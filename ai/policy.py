@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 from engine import (
     BUILDINGS,
@@ -307,9 +308,24 @@ def _board_of(action: Action) -> Age | None:
 
 @dataclass
 class Step:
+    """One step and its score; the position it leads to is played when first asked for if the
+    score was known already (``WORK.scores``: ``after`` None, played from ``start``)."""
+
     actions: list[Action]
-    state: GameState
+    after: GameState | None
     score: float
+    start: GameState | None = None
+    seat: int = 0
+
+    @property
+    def state(self) -> GameState:
+        if self.after is None:
+            assert self.start is not None
+            state = self.start
+            for action in self.actions:
+                state = _play(state, self.seat, action)
+            self.after = state
+        return self.after
 
 
 def _resolve_choices(state: GameState) -> GameState:
@@ -330,14 +346,9 @@ def _play(state: GameState, seat: int, action: Action) -> GameState:
 _EXPAND_S = 0.0  # seconds per expansion in the last search (to foresee what a sample costs)
 
 
-def _expand(state: GameState, seat: int) -> list[tuple[list[Action], GameState]]:
-    key = ""
-    memory: dict[str, list[tuple[list[Action], GameState]]] | None = WORK.expanded
-    if memory is not None:
-        key = _position_key(state, seat)
-        found = memory.get(key)
-        if found is not None:
-            return found
+def _step_lists(state: GameState, seat: int) -> list[tuple[list[Action], GameState]]:
+    """The candidate steps from ``state``, each with the position its last action is played
+    from (a travel's is the board reached)."""
     out: list[tuple[list[Action], GameState]] = []
     here = candidates(state, seat)
     # lean: a travel is not weighed with a card action the seat can play without it (the same
@@ -350,12 +361,33 @@ def _expand(state: GameState, seat: int) -> list[tuple[list[Action], GameState]]
                 if follow in without:
                     continue
                 if isinstance(follow, EndTurn) or _board_of(follow) is action.to:
-                    out.append(([action, follow], _play(moved, seat, follow)))
+                    out.append(([action, follow], moved))
             continue
-        out.append(([action], _play(state, seat, action)))
+        out.append(([action], state))
+    return out
+
+
+def _expand(state: GameState, seat: int) -> list[tuple[list[Action], GameState]]:
+    key = ""
+    memory: dict[str, list[tuple[list[Action], GameState]]] | None = WORK.expanded
+    if memory is not None:
+        key = _position_key(state, seat)
+        found = memory.get(key)
+        if found is not None:
+            return found
+    out = [(actions, _play(last, seat, actions[-1])) for actions, last in _step_lists(state, seat)]
     if memory is not None:
         memory[key] = out
     return out
+
+
+def known_scores(state: GameState, seat: int, careful: bool) -> dict[tuple[Any, ...], float] | None:
+    """The scores of the steps from this position already met on any hand of ``seat``
+    (``WORK.scores``), or None when none are kept."""
+    memo = WORK.scores
+    if memo is None:
+        return None
+    return memo.setdefault((_position_key(state, seat, hand=False), careful), {})
 
 
 def steps(state: GameState, seat: int, careful: bool = False) -> list[Step]:
@@ -364,10 +396,22 @@ def steps(state: GameState, seat: int, careful: bool = False) -> list[Step]:
     A travel alone gains nothing, so it is weighed together with what it enables: a card action
     on the board it reaches, or the end of the turn (income is collected where the adventurers
     stand, R46)."""
-    return [
-        Step(list(actions), after, evaluate(after, seat, careful))
-        for actions, after in _expand(state, seat)
-    ]
+    known = known_scores(state, seat, careful)
+    if known is None:
+        return [
+            Step(list(actions), after, evaluate(after, seat, careful))
+            for actions, after in _expand(state, seat)
+        ]
+    out = []
+    for actions, last in _step_lists(state, seat):
+        score = known.get(tuple(actions))
+        if score is None:
+            after = _play(last, seat, actions[-1])
+            score = known[tuple(actions)] = evaluate(after, seat, careful)
+            out.append(Step(actions, after, score))
+        else:
+            out.append(Step(actions, None, score, state, seat))
+    return out
 
 
 def best_step(state: GameState, seat: int, careful: bool = False) -> Step:
@@ -470,8 +514,9 @@ def fingerprint(view: PlayerView) -> str:
     )
 
 
-def _position_key(state: GameState, seat: int) -> str:
-    """``fingerprint`` of a sampled state during the search, without building the view."""
+def _position_key(state: GameState, seat: int, hand: bool = True) -> str:
+    """``fingerprint`` of a sampled state during the search, without building the view
+    (without the seat's hand if not ``hand``)."""
     boards = [
         (
             sorted((t.type, t.at, t.owner, t.ruin, t.marker, sorted(t.cubes)) for t in b.tiles),
@@ -482,8 +527,8 @@ def _position_key(state: GameState, seat: int) -> str:
     players = [
         (p.ecus, p.cubes, p.adventurers, p.used, p.shared, len(p.hand)) for p in state.players
     ]
-    return repr((seat, state.turn, state.round, state.over, state.players[seat].hand,
-                 state.turn_state, boards, players))
+    return repr((seat, state.turn, state.round, state.over,
+                 state.players[seat].hand if hand else None, state.turn_state, boards, players))
 
 
 @dataclass

@@ -38,6 +38,11 @@ class _Work(threading.local):
     # the turn draws cards, which differ from one sample to another.
     expanded: dict[str, Any] | None = None
     lean = False  # leave out travel steps whose action needs no travel (``policy._expand``)
+    # The scores of steps met so far by ``hard``'s iterations: (position without the mover's
+    # hand, careful) -> actions -> score. A step's score does not depend on the hand (the
+    # evaluation reads none), only whether the hand can play it; so a rival's turn on another
+    # deal of its hand reuses them (``policy.steps``, ``hard.quick_rest``).
+    scores: dict[tuple[str, bool], dict[tuple[Any, ...], float]] | None = None
     squares = 0  # construct squares added per set of domains joined (``policy._board_moves``)
 
 
