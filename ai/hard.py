@@ -167,24 +167,25 @@ def quick_rest(
 ) -> tuple[GameState, list[Action]]:
     """The rest of ``seat``'s turn, greedily, on the boards where its adventurers stand: each
     step is the card action that raises the evaluation most, until ending the turn is as good.
-    Without travel a step weighs a handful of actions instead of dozens."""
+    Without travel a step weighs a handful of actions instead of dozens. While ``hard``'s
+    iterations run, the scores met on other hands are read, not played again (``WORK.scores``)."""
     done: list[Action] = []
-    if WORK.scores is not None:
-        return _quick_rest_known(state, seat, careful, limit)
     while not _turn_over(state, seat):
-        end = _play(state, seat, EndTurn())
         if len(done) >= limit:
-            return end, [*done, EndTurn()]
-        best, best_state, best_score = None, end, evaluate(end, seat, careful)
+            return _play(state, seat, EndTurn()), [*done, EndTurn()]
+        known = known_scores(state, seat, careful)
+        played: dict[Action, GameState] = {}
+        best: Action = EndTurn()
+        best_score = _score(state, seat, best, careful, known, played)
         for action in candidates(state, seat):
             if isinstance(action, Travel | EndTurn):
                 continue
-            after = _play(state, seat, action)
-            score = evaluate(after, seat, careful)
+            score = _score(state, seat, action, careful, known, played)
             if score > best_score + GAIN_EPSILON:
-                best, best_state, best_score = action, after, score
-        done.append(EndTurn() if best is None else best)
-        state = best_state
+                best, best_score = action, score
+        done.append(best)
+        found = played.get(best)
+        state = _play(state, seat, best) if found is None else found
     return state, done
 
 
@@ -193,41 +194,18 @@ def _score(
     seat: int,
     action: Action,
     careful: bool,
-    known: dict[tuple[Any, ...], float],
+    known: dict[tuple[Any, ...], float] | None,
     played: dict[Action, GameState],
 ) -> float:
-    """The score after ``action``: known, or played (kept in ``played``) and evaluated."""
-    found = known.get((action,))
+    """The score after ``action``: known, or played (kept in ``played``), evaluated and
+    remembered in ``known`` if scores are kept."""
+    found = None if known is None else known.get((action,))
     if found is None:
         after = played[action] = _play(state, seat, action)
-        found = known[(action,)] = evaluate(after, seat, careful)
+        found = evaluate(after, seat, careful)
+        if known is not None:
+            known[(action,)] = found
     return found
-
-
-def _quick_rest_known(
-    state: GameState, seat: int, careful: bool, limit: int
-) -> tuple[GameState, list[Action]]:
-    """``quick_rest`` with the scores of the steps already met on other hands
-    (``WORK.scores``): the same turn, with fewer positions played."""
-    done: list[Action] = []
-    while not _turn_over(state, seat):
-        if len(done) >= limit:
-            return _play(state, seat, EndTurn()), [*done, EndTurn()]
-        known = known_scores(state, seat, careful)
-        assert known is not None
-        played: dict[Action, GameState] = {}
-        best: Action = EndTurn()
-        best_score = _score(state, seat, best, careful, known, played)
-        for action in candidates(state, seat):
-            if isinstance(action, Travel | EndTurn):
-                continue
-            value = _score(state, seat, action, careful, known, played)
-            if value > best_score + GAIN_EPSILON:
-                best, best_score = action, value
-        done.append(best)
-        found = played.get(best)
-        state = _play(state, seat, best) if found is None else found
-    return state, done
 
 
 def quick_turn(state: GameState, seat: int, careful: bool) -> list[Action]:
