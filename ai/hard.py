@@ -74,7 +74,13 @@ ROOT_PLANS = 6  # whole-turn plans weighed at the root (distinct first actions f
 ROOT_BEAM = (12, 6, 4)  # its beam search's widths, twice normal's (policy.BEAM)
 ROOT_MARGIN = 6.0  # ... those at most this far (Ecus) behind the best at the end of the turn
 ROOT_SQUARES = 8  # WORK.squares (this thread's) while the root plans are searched
-PRIOR_SHARE = 0.3  # share of a root plan's end-of-turn score in its value (the rest: iterations)
+# share of a root plan's end-of-turn score in its value (the rest: its iterations' mean): this
+# much while the search has made PRIOR_FEW iterations per plan or fewer, PRIOR_SHARE_MANY from
+# PRIOR_MANY on, and between them by the logarithm (docs/ai.md, step 5)
+PRIOR_SHARE = 0.3
+PRIOR_SHARE_MANY = 0.15
+PRIOR_FEW = 10.0
+PRIOR_MANY = 80.0
 OPTIONS = 2  # turns a seat below the root chooses between: its greedy turn and another
 TREE_TURNS = 1  # turns below the root kept in the tree; the rest of an iteration is greedy
 EXTRA_TURNS = 0  # turns played after every rival has replied once (fewer if the income comes)
@@ -136,18 +142,32 @@ class RootArm(Arm):
 
     prior: float = 0.0
 
-    def value(self, seat: int, drop: float) -> float:
+    def value(self, seat: int, drop: float, share: float = PRIOR_SHARE) -> float:
         """The plan's worth: its end-of-turn score blended with its mean after the iterations
-        (``PRIOR_SHARE``); a plan never iterated is given the mean ``drop`` from its end-of-turn
-        score that the others showed."""
+        (``share``, from ``prior_share``); a plan never iterated is given the mean ``drop`` from
+        its end-of-turn score that the others showed."""
         after = self.mean(seat) if self.visits else self.prior - drop
-        return PRIOR_SHARE * self.prior + (1 - PRIOR_SHARE) * after
+        return share * self.prior + (1 - share) * after
 
-    def ucb(self, seat: int) -> float:
+    def ucb(self, seat: int, share: float = PRIOR_SHARE) -> float:
         if self.visits == 0:
             return math.inf
         bonus = EXPLORE * math.sqrt(math.log(max(self.seen, 1)) / self.visits)
-        return self.value(seat, 0.0) + bonus
+        return self.value(seat, 0.0, share) + bonus
+
+
+def prior_share(per_plan: float) -> float:
+    """The end-of-turn score's share in every root plan's value when the search has made
+    ``per_plan`` iterations per plan: ``PRIOR_SHARE`` up to ``PRIOR_FEW``, ``PRIOR_SHARE_MANY``
+    from ``PRIOR_MANY``, log-linear between. The more iterations, the less the score is needed
+    to steady their means; every plan gets the same share, so none is favoured for being
+    iterated less."""
+    if per_plan <= PRIOR_FEW:
+        return PRIOR_SHARE
+    if per_plan >= PRIOR_MANY:
+        return PRIOR_SHARE_MANY
+    along = math.log(per_plan / PRIOR_FEW) / math.log(PRIOR_MANY / PRIOR_FEW)
+    return PRIOR_SHARE + along * (PRIOR_SHARE_MANY - PRIOR_SHARE)
 
 
 @dataclass
@@ -315,7 +335,8 @@ class Search:
         try:
             while len(roots) > 1 and not over and not self.out_of_work():
                 # every plan once (in the beam's order), then UCB on the seat's own value
-                arm = max(roots, key=lambda a: (a.ucb(self.seat), -roots.index(a)))
+                share = prior_share(self.iterations / len(roots))
+                arm = max(roots, key=lambda a: (a.ucb(self.seat, share), -roots.index(a)))
                 for a in roots:
                     a.seen += 1
                 self.iterate(arm)
@@ -324,8 +345,9 @@ class Search:
             WORK.scores = scores
         tried = [a for a in roots if a.visits]
         drop = sum(a.prior - a.mean(self.seat) for a in tried) / len(tried) if tried else 0.0
+        share = prior_share(self.iterations / max(len(roots), 1))
         ranked = sorted(zip(plans, roots, strict=True),
-                        key=lambda pa: -pa[1].value(self.seat, drop))
+                        key=lambda pa: -pa[1].value(self.seat, drop, share))
         return ranked
 
     # --- one iteration -----------------------------------------------------------------------

@@ -10,7 +10,7 @@ import threading
 import pytest
 
 from ai import Level, choose_action, hard, policy
-from ai.hard import Arm, Node, Search, Turn
+from ai.hard import Arm, Node, RootArm, Search, Turn
 from ai.work import WORK
 from ai.worker import decide_json
 from engine import EndTurn, Family, GameState, apply, check, parse_action, player_view
@@ -96,6 +96,41 @@ def test_every_seat_below_the_root_picks_the_turn_best_for_itself() -> None:
     assert best is good_for_rival
     assert good_for_rival.ucb(1) > good_for_root.ucb(1)
     assert good_for_root.ucb(0) > good_for_rival.ucb(0)
+
+
+def test_the_end_of_turn_score_weighs_less_as_the_iterations_per_plan_grow() -> None:
+    """Step 5: with few iterations per plan the end-of-turn score steadies their means; with
+    many, the means decide. A plan that scores well at the end of its turn but loses it to the
+    replies comes first only while the iterations are few."""
+    many = hard.PRIOR_MANY * 2
+    assert hard.prior_share(0) == hard.prior_share(hard.PRIOR_FEW) == hard.PRIOR_SHARE
+    assert hard.prior_share(many) == hard.PRIOR_SHARE_MANY < hard.PRIOR_SHARE
+    shares = [hard.prior_share(n) for n in (10, 14, 20, 28, 40, 56, 80)]
+    assert shares == sorted(shares, reverse=True) and len(set(shares)) == len(shares)
+    flashy = RootArm((EndTurn(),), 2, visits=50, seen=50, totals=[200.0, -200.0], prior=12.0)
+    steady = RootArm((EndTurn(discard=(Family.CIVIL,)),), 2, visits=50, seen=50,
+                     totals=[300.0, -300.0], prior=6.0)
+    few, plenty = hard.prior_share(hard.PRIOR_FEW), hard.prior_share(many)
+    assert flashy.value(0, 0.0, few) > steady.value(0, 0.0, few)
+    assert steady.value(0, 0.0, plenty) > flashy.value(0, 0.0, plenty)
+
+
+def test_the_search_ranks_its_plans_with_the_share_of_its_own_iterations() -> None:
+    """The plans are ranked with the share their search's iterations per plan call for, the
+    same for every plan: past ``PRIOR_FEW`` a plan's end-of-turn score counts for less."""
+    state = turn_starts(2, 86, 12)[4]  # round 3: the two shares order its plans differently
+    search = Search(player_view(state, state.turn), random.Random(3), 0.7)
+    ranked = search.run()
+    per_plan = search.iterations / len(ranked)
+    assert per_plan > hard.PRIOR_FEW
+    share = hard.prior_share(per_plan)
+    assert share < hard.PRIOR_SHARE
+    tried = [arm for _, arm in ranked if arm.visits]
+    drop = sum(a.prior - a.mean(search.seat) for a in tried) / len(tried)
+    values = [arm.value(search.seat, drop, share) for _, arm in ranked]
+    assert values == sorted(values, reverse=True)
+    fixed = [arm.value(search.seat, drop, hard.PRIOR_SHARE) for _, arm in ranked]
+    assert fixed != sorted(fixed, reverse=True)
 
 
 class _CountingSearch(Search):
