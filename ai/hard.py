@@ -142,7 +142,7 @@ class RootArm(Arm):
 
     prior: float = 0.0
 
-    def value(self, seat: int, drop: float, share: float = PRIOR_SHARE) -> float:
+    def value(self, seat: int, drop: float, share: float) -> float:
         """The plan's worth: its end-of-turn score blended with its mean after the iterations
         (``share``, from ``prior_share``); a plan never iterated is given the mean ``drop`` from
         its end-of-turn score that the others showed."""
@@ -335,7 +335,7 @@ class Search:
         try:
             while len(roots) > 1 and not over and not self.out_of_work():
                 # every plan once (in the beam's order), then UCB on the seat's own value
-                share = prior_share(self.iterations / len(roots))
+                share = self.share(len(roots))
                 arm = max(roots, key=lambda a: (a.ucb(self.seat, share), -roots.index(a)))
                 for a in roots:
                     a.seen += 1
@@ -345,10 +345,15 @@ class Search:
             WORK.scores = scores
         tried = [a for a in roots if a.visits]
         drop = sum(a.prior - a.mean(self.seat) for a in tried) / len(tried) if tried else 0.0
-        share = prior_share(self.iterations / max(len(roots), 1))
+        share = self.share(len(roots))
         ranked = sorted(zip(plans, roots, strict=True),
                         key=lambda pa: -pa[1].value(self.seat, drop, share))
         return ranked
+
+    def share(self, plans: int) -> float:
+        """The end-of-turn score's share in the values of this search's ``plans`` root plans,
+        by the iterations made so far (``prior_share``)."""
+        return prior_share(self.iterations / max(plans, 1))
 
     # --- one iteration -----------------------------------------------------------------------
 
