@@ -65,8 +65,9 @@ from .work import WORK, collector_paused
 # --- knobs (docs/ai.md) ----------------------------------------------------------------------
 # work units per second of budget, by the number of players (one core of the 2-core machine,
 # measured in CPU time by benchmarks/bench_hard.py: a unit costs more with more seats; two
-# players lowered from 8200 on 29 November 2026 to keep whole games' median decision under 2 s)
-UNITS_PER_S = {2: 7600.0, 3: 6850.0, 4: 4300.0, 5: 4250.0}
+# players lowered from 8200 on 29 November 2026 to keep whole games' median decision under 2 s;
+# four raised from 4300 the same day by half a doubling: their decisions took half the 2 s)
+UNITS_PER_S = {2: 7600.0, 3: 6850.0, 4: 6100.0, 5: 4250.0}
 THINK_FACTOR = 2.0  # hard's work: this many times the budget's units (normal thinks the budget)
 # part of the units for the beam search of the seat's own turn (the rest: the iterations); the
 # beam stops where this runs out, and a slow machine's work (machine_speed) often runs it out
