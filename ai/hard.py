@@ -66,7 +66,8 @@ from .work import WORK, collector_paused
 # work units per second of budget, by the number of players (one core of the 2-core machine,
 # measured in CPU time by benchmarks/bench_hard.py: a unit costs more with more seats; two
 # players lowered from 8200 on 29 November 2026 to keep whole games' median decision under 2 s;
-# four raised from 4300 the same day by half a doubling: their decisions took half the 2 s)
+# four raised from 4300 the same day by half a doubling: their decisions took half the 2 s;
+# five kept where they were, when 6100 took a median of 2.1 s and won no more)
 UNITS_PER_S = {2: 7600.0, 3: 6850.0, 4: 6100.0, 5: 4250.0}
 THINK_FACTOR = 2.0  # hard's work: this many times the budget's units (normal thinks the budget)
 # part of the units for the beam search of the seat's own turn (the rest: the iterations); the

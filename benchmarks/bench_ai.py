@@ -2,12 +2,13 @@
 
 Pairings, seats rotated so that every level plays every seat equally often: hard vs normal,
 hard + three normal (4 players), hard vs easy, then normal vs easy, normal + three easy,
-normal vs random, easy vs random (2 players), in that order (the pairings whose targets are in
-doubt first; ``--only`` picks some). Win rate: a shared victory (R50) counts as 1/k of a win
-for each of the k winners. The interval is the 95% Wilson interval over the games. Time per
-decision is measured for the level named first (``hard``, ``normal``) over all its decisions
-(its later decisions of a turn follow the turn's plan and take no time, so the figure that
-matters is over the decisions that searched).
+normal vs random, easy vs random (2 players), then hard + two normal (3 players) and hard +
+four normal (5 players), in that order (the pairings whose targets are in doubt first, the
+sizes without a target last; ``--only`` picks some). Win rate: a shared victory (R50) counts
+as 1/k of a win for each of the k winners. The interval is the 95% Wilson interval over the
+games. Time per decision is measured for the level named first (``hard``, ``normal``) over
+all its decisions (its later decisions of a turn follow the turn's plan and take no time, so
+the figure that matters is over the decisions that searched).
 
 Every finished game is appended to ``--log`` as one JSON line as soon as it ends, so a run
 that is stopped keeps what it played; ``--table LOG`` prints the table of a log (a partial
@@ -62,6 +63,9 @@ PAIRINGS: list[tuple[str, list[str], str]] = [
     ("normal + 3 easy (4p)", ["normal", "easy", "easy", "easy"], "normal"),
     ("normal vs random (2p)", ["normal", "random"], "normal"),
     ("easy vs random (2p)", ["easy", "random"], "easy"),
+    # the sizes without a target: how long hard's decisions take there, and how it fares
+    ("hard + 2 normal (3p)", ["hard", "normal", "normal"], "hard"),
+    ("hard + 4 normal (5p)", ["hard", "normal", "normal", "normal", "normal"], "hard"),
 ]
 
 
