@@ -173,8 +173,8 @@ def safety(rows: list[dict[str, Any]]) -> list[str]:
                 fitted = least_squares(xs, ys)
             except (ValueError, IndexError):  # too few rows, or a kind never seen
                 continue
-            for k, slope in zip(names, fitted, strict=False):
-                slopes[label, k] = f"{slope:+.2f} ({sum(x[names.index(k)] for x in xs):.0f})"
+            for i, k in enumerate(names):  # the fit's last figure, the intercept, not shown
+                slopes[label, k] = f"{fitted[i]:+.2f} ({sum(x[i] for x in xs):.0f})"
     out = ["| kind | careful factor | " + " | ".join(
         f"{label}: slope (Ecus seen)" for label, _ in SAFETY_PHASES) + " |",
            "|---|---|" + "---|" * len(SAFETY_PHASES)]
@@ -189,12 +189,11 @@ def main() -> None:
     args = parser.parse_args()
     if args.table:
         rows = read_log(args.table)
-        print("\n".join([*fits(rows), "", *safety(rows)]))
-        return
-    rows = play_logged(
-        args.games, lambda g: play(args.players, FIRST_SEED + args.first + g, args.level),
-        args.log)
-    print(f"{args.games} games of {args.players} players at {args.level}; log: {args.log}")
+    else:
+        rows = play_logged(
+            args.games, lambda g: play(args.players, FIRST_SEED + args.first + g, args.level),
+            args.log)
+        print(f"{args.games} games of {args.players} players at {args.level}; log: {args.log}")
     print("\n".join([*fits(rows), "", *safety(rows)]))
 
 
