@@ -49,18 +49,37 @@ class _Domain:
 def domain_groups(board: Board) -> list[list[Tile | int]]:
     """The domains of one board (R19): groups of buildings joined through shared sides, each
     building a tile or, for a printed hamlet no tile covers, its square."""
+    items: list[Tile | int] = list(board.tiles)
+    layout = tuple((t.at, BUILDINGS[t.type].size) for t in board.tiles)
+    found = _LAYOUTS.get(layout)
+    if found is None:
+        if len(_LAYOUTS) >= _LAYOUTS_MAX:
+            _LAYOUTS.clear()
+        found = _LAYOUTS[layout] = _layout_groups(layout)
+    hamlets, groups = found
+    items.extend(hamlets)
+    return [[items[i] for i in group] for group in groups]
+
+
+# tiles' squares and sizes -> (the printed hamlets no tile covers, the groups of indices into
+# the tiles then those hamlets): a domain's grouping depends on where its buildings stand only
+# (a search meets a few hundred layouts, half of them again and again)
+_LAYOUTS: dict[tuple[tuple[int, int], ...], tuple[list[int], list[list[int]]]] = {}
+_LAYOUTS_MAX = 10_000
+
+
+def _layout_groups(layout: tuple[tuple[int, int], ...]) -> tuple[list[int], list[list[int]]]:
+    """``domain_groups`` by indices, for tiles at these squares of these sizes."""
     grid: dict[int, int] = {}
-    items: list[Tile | int] = []
-    for t in board.tiles:
-        n = len(items)
-        for c in _cells(t.at, BUILDINGS[t.type].size):
+    for n, (at, size) in enumerate(layout):
+        for c in _cells(at, size):
             grid[c] = n
-        items.append(t)
+    hamlets: list[int] = []
     for sq in PRINTED_HAMLETS:
         if sq not in grid:
-            grid[sq] = len(items)
-            items.append(sq)
-    parent = list(range(len(items)))
+            grid[sq] = len(layout) + len(hamlets)
+            hamlets.append(sq)
+    parent = list(range(len(layout) + len(hamlets)))
 
     def find(i: int) -> int:
         while parent[i] != i:
@@ -76,10 +95,10 @@ def domain_groups(board: Board) -> list[list[Tile | int]]:
                 a, b = find(i), find(j)
                 if a != b:
                     parent[a] = b
-    groups: dict[int, list[Tile | int]] = {}
-    for i, item in enumerate(items):
-        groups.setdefault(find(i), []).append(item)
-    return list(groups.values())
+    groups: dict[int, list[int]] = {}
+    for i in range(len(parent)):
+        groups.setdefault(find(i), []).append(i)
+    return hamlets, list(groups.values())
 
 
 def domains(board: Board) -> list[_Domain]:
@@ -176,7 +195,23 @@ def incomes_to_come(state: GameState, seat: int) -> int:
 def best_placement(income: Sequence[float], at: Sequence[Age]) -> float:
     """The best two boards for the adventurers: their ``income`` less 1 Ecu per adventurer that
     must travel (R13) to get there (paid once, whatever the number of incomes to come)."""
+    moves = _MOVES.get(tuple(at))
+    if moves is None:
+        moves = _MOVES[tuple(at)] = _placements(at)
     best = 0.0
+    for a, b, travels in moves:
+        best = max(best, income[a] + (income[b] if b is not a else 0) - travels)
+    return best
+
+
+# where the adventurers stand -> every pair of boards to stand on, with the travels it takes
+_MOVES: dict[tuple[Age, ...], list[tuple[Age, Age, int]]] = {}
+
+
+def _placements(at: Sequence[Age]) -> list[tuple[Age, Age, int]]:
+    """Each pair of boards (the same one twice included), with how many of the adventurers
+    ``at`` their boards must travel to stand on it: those on a wanted board stay."""
+    out = []
     ages = list(Age)
     for i, a in enumerate(ages):
         for b in ages[i:]:
@@ -184,9 +219,8 @@ def best_placement(income: Sequence[float], at: Sequence[Age]) -> float:
             for w in at:
                 if w in want:
                     want.remove(w)
-            gain = income[a] + (income[b] if b is not a else 0) - len(want)
-            best = max(best, gain)
-    return best
+            out.append((a, b, len(want)))
+    return out
 
 
 def seat_values(state: GameState, careful: bool = False) -> list[float]:

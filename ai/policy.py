@@ -516,19 +516,26 @@ def fingerprint(view: PlayerView) -> str:
 
 def _position_key(state: GameState, seat: int, hand: bool = True) -> str:
     """``fingerprint`` of a sampled state during the search, without building the view
-    (without the seat's hand if not ``hand``)."""
+    (without the seat's hand if not ``hand``). Enums enter by their values: the key is built
+    thousands of times a search, and an enum's ``repr`` costs many times its value's."""
     boards = [
         (
-            sorted((t.type, t.at, t.owner, t.ruin, t.marker, sorted(t.cubes)) for t in b.tiles),
+            sorted(
+                (t.type._value_, t.at, t.owner, t.ruin, t.marker, sorted(t.cubes))
+                for t in b.tiles
+            ),
             sorted(b.hamlet_cubes.items()),
         )
         for b in state.boards
     ]
     players = [
-        (p.ecus, p.cubes, p.adventurers, p.used, p.shared, len(p.hand)) for p in state.players
+        (p.ecus, p.cubes, [a._value_ for a in p.adventurers], p.used, p.shared, len(p.hand))
+        for p in state.players
     ]
+    turn = state.turn_state
     return repr((seat, state.turn, state.round, state.over,
-                 state.players[seat].hand if hand else None, state.turn_state, boards, players))
+                 [f._value_ for f in state.players[seat].hand] if hand else None,
+                 (turn.exchanged, turn.holdem_used, turn.acted), boards, players))
 
 
 @dataclass

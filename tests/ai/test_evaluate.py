@@ -8,9 +8,27 @@ import random
 import pytest
 
 from ai import choose_action
-from ai.evaluate import board_incomes, evaluate, incomes_to_come, seat_values
-from engine import Age, GameState, Options, apply, current_seat, income, new_game, player_view
+from ai.evaluate import (
+    best_placement,
+    board_incomes,
+    domain_groups,
+    evaluate,
+    incomes_to_come,
+    seat_values,
+)
+from engine import (
+    PRINTED_HAMLETS,
+    Age,
+    GameState,
+    Options,
+    apply,
+    current_seat,
+    income,
+    new_game,
+    player_view,
+)
 from engine.builder import position
+from engine.domains import board_index, hamlet_key
 
 M, F, R = Age.MIGHT, Age.FAITH, Age.REASON
 
@@ -83,3 +101,41 @@ def test_r50_a_won_game_scores_above_any_position() -> None:
     s.winners = [0]
     s.players[0].ecus, s.players[1].ecus = 30, 20
     assert evaluate(s, 0) > 30 and evaluate(s, 1) < 0
+
+
+@pytest.mark.parametrize(("players", "seed"), [(4, 5), (5, 6)])
+def test_r19_domain_groups_are_the_engines_domains(players: int, seed: int) -> None:
+    """The evaluation's domains (remembered by where the buildings stand) are the engine's on
+    every board of a played game: the same buildings joined, whatever owns or fills them."""
+    checked = 0
+    for state in _played_states(players, seed, every=3):
+        for board in state.boards:
+            mine = {
+                frozenset(
+                    hamlet_key(PRINTED_HAMLETS.index(item)) if isinstance(item, int) else item.id
+                    for item in group
+                )
+                for group in domain_groups(board)
+            }
+            label = board_index(board).label
+            engine: dict[int, set[int]] = {}
+            for key, dom in label.items():
+                engine.setdefault(dom, set()).add(key)
+            assert mine == {frozenset(keys) for keys in engine.values()}, (state.step, board.age)
+            checked += any(len(g) > 1 for g in mine)
+    assert checked > 0  # buildings did join
+
+
+def test_r13_best_placement_is_the_cheapest_way_to_the_best_boards() -> None:
+    """Against every way the two adventurers can go to two boards (or both to one): the income
+    collected there less 1 Ecu per adventurer that changes board (R13)."""
+    chooser = random.Random(4)
+    for _ in range(200):
+        income = [float(chooser.randint(0, 9)) for _ in Age]
+        at = [chooser.choice(list(Age)), chooser.choice(list(Age))]
+        best = 0.0
+        for x in Age:
+            for y in Age:  # the first adventurer goes to x, the second to y
+                collected = income[x] + (income[y] if y != x else 0)
+                best = max(best, collected - (x != at[0]) - (y != at[1]))
+        assert best_placement(income, at) == best, (income, at)

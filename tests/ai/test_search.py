@@ -5,6 +5,7 @@ would compute afresh."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import pytest
 
@@ -14,16 +15,20 @@ from ai.policy import BEAM, candidates, finish_turn, plan_turns, shortlist
 from ai.work import WORK
 from engine import (
     BUILDINGS,
+    PRINTED_HAMLETS,
     Age,
     BuildingType,
     Construct,
     Demolish,
     EndTurn,
+    Family,
     GameState,
+    Options,
     Populate,
     Renovate,
     Upgrade,
     construct_options,
+    new_game,
     parse_square,
     player_view,
 )
@@ -189,3 +194,38 @@ def test_r19_root_squares_add_one_square_per_distinct_set_of_domains_joined(
                     have = {_joined(state, age, building, s) for s in kept} - {frozenset()}
                     assert len(have) >= min(3, len(sets)), (state.step, age, building)
     assert added > 0
+
+
+
+def test_position_key_tells_apart_what_a_turn_depends_on() -> None:
+    """The search remembers turns by ``_position_key``: equal for the same position, different
+    where the hand, an adventurer's board, the turn's exchange or a building differs; without
+    the hand, equal whatever the hand holds."""
+    state = new_game(Options(players=3), 9)
+    key = policy._position_key(state, 0)
+    assert policy._position_key(state.model_copy(deep=True), 0) == key
+
+    def changed(edit: Callable[[GameState], object], hand: bool = True) -> str:
+        other = state.model_copy(deep=True)
+        edit(other)
+        return policy._position_key(other, 0, hand)
+
+    first = state.players[0].hand[0]
+    other_family = next(f for f in Family if f != first)
+    elsewhere = Age.REASON if state.players[1].adventurers[0] != Age.REASON else Age.MIGHT
+
+    def new_hand(s: GameState) -> None:
+        s.players[0].hand[0] = other_family
+
+    def moved(s: GameState) -> None:
+        s.players[1].adventurers[0] = elsewhere
+
+    def exchanged(s: GameState) -> None:
+        s.turn_state.exchanged = True
+
+    def populated(s: GameState) -> None:
+        s.boards[Age.REASON].hamlet_cubes[PRINTED_HAMLETS[0]] = 1
+
+    keys = [changed(new_hand), changed(moved), changed(exchanged), changed(populated)]
+    assert key not in keys and len(set(keys)) == len(keys)
+    assert changed(new_hand, hand=False) == policy._position_key(state, 0, hand=False)
