@@ -63,9 +63,10 @@ def domain_groups(board: Board) -> list[list[Tile | int]]:
 
 # tiles' squares and sizes -> (the printed hamlets no tile covers, the groups of indices into
 # the tiles then those hamlets): a domain's grouping depends on where its buildings stand only
-# (a search meets a few hundred layouts, half of them again and again)
+# (a search meets a few hundred layouts, half of them again and again; about 2.4 KB each in
+# four-player games, so at most about 10 MB)
 _LAYOUTS: dict[tuple[tuple[int, int], ...], tuple[list[int], list[list[int]]]] = {}
-_LAYOUTS_MAX = 10_000
+_LAYOUTS_MAX = 4_000
 
 
 def _layout_groups(layout: tuple[tuple[int, int], ...]) -> tuple[list[int], list[list[int]]]:

@@ -8,6 +8,7 @@ import random
 import pytest
 
 from ai import choose_action
+from ai import evaluate as evaluate_module
 from ai.evaluate import (
     best_placement,
     board_incomes,
@@ -139,3 +140,16 @@ def test_r13_best_placement_is_the_cheapest_way_to_the_best_boards() -> None:
                 collected = income[x] + (income[y] if y != x else 0)
                 best = max(best, collected - (x != at[0]) - (y != at[1]))
         assert best_placement(income, at) == best, (income, at)
+
+
+def test_r19_remembered_layouts_stay_bounded_and_right(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The layouts remembered are forgotten all at once past their bound, and a board's domains
+    are the same whether its layout was remembered or not."""
+    monkeypatch.setattr(evaluate_module, "_LAYOUTS", {})
+    monkeypatch.setattr(evaluate_module, "_LAYOUTS_MAX", 3)
+    boards = [b for s in _played_states(3, 4, every=10) for b in s.boards]
+    first = [domain_groups(b) for b in boards]
+    assert 0 < len(evaluate_module._LAYOUTS) <= 3
+    assert [domain_groups(b) for b in boards] == first
+    evaluate_module._LAYOUTS.clear()
+    assert [domain_groups(b) for b in reversed(boards)] == first[::-1]
