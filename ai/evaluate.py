@@ -196,9 +196,10 @@ def incomes_to_come(state: GameState, seat: int) -> int:
 def best_placement(income: Sequence[float], at: Sequence[Age]) -> float:
     """The best two boards for the adventurers: their ``income`` less 1 Ecu per adventurer that
     must travel (R13) to get there (paid once, whatever the number of incomes to come)."""
-    moves = _MOVES.get(tuple(at))
+    key = tuple(at)
+    moves = _MOVES.get(key)
     if moves is None:
-        moves = _MOVES[tuple(at)] = _placements(at)
+        moves = _MOVES[key] = _placements(at)
     best = 0.0
     for a, b, travels in moves:
         best = max(best, income[a] + (income[b] if b is not a else 0) - travels)

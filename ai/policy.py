@@ -532,10 +532,9 @@ def _position_key(state: GameState, seat: int, hand: bool = True) -> str:
         (p.ecus, p.cubes, [a._value_ for a in p.adventurers], p.used, p.shared, len(p.hand))
         for p in state.players
     ]
-    turn = state.turn_state
     return repr((seat, state.turn, state.round, state.over,
                  [f._value_ for f in state.players[seat].hand] if hand else None,
-                 (turn.exchanged, turn.holdem_used, turn.acted), boards, players))
+                 tuple(state.turn_state.__dict__.values()), boards, players))
 
 
 @dataclass

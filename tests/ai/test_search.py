@@ -196,7 +196,6 @@ def test_r19_root_squares_add_one_square_per_distinct_set_of_domains_joined(
     assert added > 0
 
 
-
 def test_position_key_tells_apart_what_a_turn_depends_on() -> None:
     """The search remembers turns by ``_position_key``: equal for the same position, different
     where the hand, an adventurer's board, the turn's exchange or a building differs; without
