@@ -118,8 +118,8 @@ SPEED_RANGE = (0.125, 4.0)  # ... and kept within these
 # November 2026), and so did the time and the strength of hard's decisions
 FOLLOW_SEARCHES = 9  # the last full searches whose speed the next search follows
 FOLLOW_FROM = 3  # ... once this many were timed (before: the measured speed)
-FOLLOW_SHARE = 0.9  # ... at this share of their median: a full search takes this share of its
-#                     thinking time (budget_s * THINK_FACTOR) in CPU time
+FOLLOW_S = 2.3  # ... so that a full search takes this many CPU seconds per second of budget
+#                 (1.84 s at the default budget of 0.8 s: a median decision under 2 s)
 FOLLOW_MIN_S = 0.2  # a search that took less CPU time than this is not timed (too noisy)
 
 Turn = tuple[Action, ...]
@@ -348,7 +348,8 @@ class Search:
     def _time_it(self) -> None:
         """Remember the speed this search showed, if it did all its work (not cut short by
         the clock, nor ended early by a game decided or a single plan) and took long enough to
-        be timed: its units per CPU second against ``UNITS_PER_S``."""
+        be timed: its units per CPU second against ``UNITS_PER_S`` (the speed at which a search
+        takes its thinking time)."""
         seconds = time.thread_time() - self.began
         if WORK.units < self.limit or self.stopped() or seconds < FOLLOW_MIN_S:
             return
@@ -549,10 +550,10 @@ def machine_speed() -> float:
 
 def search_speed() -> float:
     """The speed of this process's next search: ``machine_speed`` until the process has timed
-    ``FOLLOW_FROM`` of its full searches, then ``FOLLOW_SHARE`` of the median speed its last
-    ``FOLLOW_SEARCHES`` showed (within ``SPEED_RANGE``), so that its searches take about that
-    share of their thinking time whatever the start's measure found and whatever the size of
-    its games; ``KHRONOS_AI_SPEED``, if set, holds instead (the same work every time)."""
+    ``FOLLOW_FROM`` of its full searches, then the median speed its last ``FOLLOW_SEARCHES``
+    showed, scaled so that a full search takes ``FOLLOW_S`` CPU seconds per second of budget
+    (within ``SPEED_RANGE``), whatever the start's measure found and whatever the size of its
+    games; ``KHRONOS_AI_SPEED``, if set, holds instead (the same work every time)."""
     speed = machine_speed()
     if _speed_set():
         return speed
@@ -560,7 +561,7 @@ def search_speed() -> float:
         shown = list(_shown)
     if len(shown) < FOLLOW_FROM:
         return speed
-    followed = FOLLOW_SHARE * statistics.median(shown)
+    followed = statistics.median(shown) * FOLLOW_S / THINK_FACTOR
     return min(max(followed, SPEED_RANGE[0]), SPEED_RANGE[1])
 
 
