@@ -10,10 +10,12 @@ multi-player backup: every seat maximises its own evaluation, not the root's). P
 every seat plays its greedy turn, until the next income has been paid to every seat or a few
 turns have passed; the position is then scored by the evaluation, for every seat at once.
 
-The search is bounded by work units (``work.WORK``), not by the clock: the same view and seed
-give the same move on any machine and under any load, so thinking again after a restart finds
-the same move. A wall-clock hard stop bounds a decision on a loaded machine (and only then can
-two runs differ).
+The search is bounded by work units (``work.WORK``), not by the clock: the same view, seed and
+work give the same move under any load. The work per second of budget is the machine's speed:
+measured once per process, then following the process's own searches (``search_speed``), so
+that a decision takes about the same time anywhere; set by ``KHRONOS_AI_SPEED``, it is the same
+on any machine, and thinking again after a restart finds the same move. A wall-clock hard stop
+bounds a decision on a loaded machine.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from __future__ import annotations
 import math
 import os
 import random
+import statistics
 import threading
 import time
 from collections.abc import Sequence
@@ -109,6 +112,15 @@ CALIBRATION_TURNS = 4  # searches timed
 CALIBRATION_BUDGET_S = 0.1  # ... each with this budget
 SPEED_STEPS = 4  # the measured ratio is rounded to this many steps per doubling
 SPEED_RANGE = (0.125, 4.0)  # ... and kept within these
+# Once the process has timed a few of its own searches, its speed follows them (``search_speed``)
+# unless KHRONOS_AI_SPEED sets it: the measure above, taken once at the start, varies from one
+# process to the next by more than a quarter-doubling either way (0.5-0.84 on the machine of 29
+# November 2026), and so did the time and the strength of hard's decisions
+FOLLOW_SEARCHES = 9  # the last full searches whose speed the next search follows
+FOLLOW_FROM = 3  # ... once this many were timed (before: the measured speed)
+FOLLOW_S = 2.3  # ... so that a full search takes this many CPU seconds per second of budget
+#                 (1.84 s at the default budget of 0.8 s: a median decision under 2 s)
+FOLLOW_MIN_S = 0.2  # a search that took less CPU time than this is not timed (too noisy)
 
 Turn = tuple[Action, ...]
 
@@ -272,8 +284,10 @@ class Search:
         self.seats = len(view.players)
         self.chooser = chooser
         thinking_s = budget_s * THINK_FACTOR
-        units = thinking_s * UNITS_PER_S[self.seats] * (machine_speed() if speed is None else speed)
-        start = WORK.units
+        self.follows = speed is None and not _speed_set()  # its time is remembered (search_speed)
+        units = thinking_s * UNITS_PER_S[self.seats] * (search_speed() if speed is None else speed)
+        start = self.start = WORK.units
+        self.began = time.thread_time()
         self.plan_limit = start + units * PLAN_SHARE
         self.limit = start + units
         wall = min(HARD_CAP_S, max(HARD_FLOOR_S, HARD_FACTOR * thinking_s))
@@ -324,9 +338,25 @@ class Search:
         lean, WORK.lean = WORK.lean, LEAN
         try:
             with collector_paused():
-                return self._run()
+                ranked = self._run()
         finally:
             WORK.lean = lean
+        if self.follows:
+            self._time_it()
+        return ranked
+
+    def _time_it(self) -> None:
+        """Remember the speed this search showed, if it did all its work (not cut short by
+        the clock, nor ended early by a game decided or a single plan) and took long enough to
+        be timed: its units per CPU second against ``UNITS_PER_S`` (the speed at which a search
+        takes its thinking time)."""
+        seconds = time.thread_time() - self.began
+        if WORK.units < self.limit or self.stopped() or seconds < FOLLOW_MIN_S:
+            return
+        shown = (WORK.units - self.start) / seconds / UNITS_PER_S[self.seats]
+        with _speed_lock:
+            _shown.append(shown)
+            del _shown[:-FOLLOW_SEARCHES]
 
     def _run(self) -> list[tuple[Plan, RootArm]]:
         plans = self.plan_root()
@@ -467,6 +497,7 @@ class Search:
 # --- this machine's speed ------------------------------------------------------------------
 
 _speed: float | None = None
+_shown: list[float] = []  # the speeds the process's last full searches showed (Search._time_it)
 _speed_lock = threading.Lock()
 
 
@@ -515,6 +546,27 @@ def machine_speed() -> float:
                 stepped = 2 ** (round(math.log2(ratio) * SPEED_STEPS) / SPEED_STEPS)
                 _speed = min(max(stepped, SPEED_RANGE[0]), SPEED_RANGE[1])
         return _speed
+
+
+def search_speed() -> float:
+    """The speed of this process's next search: ``machine_speed`` until the process has timed
+    ``FOLLOW_FROM`` of its full searches, then the median speed its last ``FOLLOW_SEARCHES``
+    showed, scaled so that a full search takes ``FOLLOW_S`` CPU seconds per second of budget
+    (within ``SPEED_RANGE``), whatever the start's measure found and whatever the size of its
+    games; ``KHRONOS_AI_SPEED``, if set, holds instead (the same work every time)."""
+    speed = machine_speed()
+    if _speed_set():
+        return speed
+    with _speed_lock:
+        shown = list(_shown)
+    if len(shown) < FOLLOW_FROM:
+        return speed
+    followed = statistics.median(shown) * FOLLOW_S / THINK_FACTOR
+    return min(max(followed, SPEED_RANGE[0]), SPEED_RANGE[1])
+
+
+def _speed_set() -> bool:
+    return bool(os.environ.get(SPEED_ENV, "").strip())
 
 
 def speed_to_measure() -> bool:

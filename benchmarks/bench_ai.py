@@ -18,7 +18,12 @@ run included) without playing.
     .venv/bin/python benchmarks/bench_ai.py --games 20 --budget 0.5 --workers 2
     .venv/bin/python benchmarks/bench_ai.py --only hard --hard-budget 1.5
     .venv/bin/python benchmarks/bench_ai.py --table /tmp/bench_ai.jsonl
+    .venv/bin/python benchmarks/bench_ai.py --only "3 normal" --workers 2 --cpu-clock --follow
     .venv/bin/python benchmarks/bench_ai.py --only "hard vs" --knob "hard.ROOT_BEAM=(6, 3, 2)"
+
+``hard``'s work per second of budget is measured once for the run and set in every worker
+process, so that every game's ``hard`` does the same work; ``--follow`` lets each worker
+process measure it and follow its own searches instead, as the bot's worker processes do.
 
 ``--knob module.NAME=value`` (repeatable) sets one of the search's constants for the run, in
 every worker process: ``hard.``, ``policy.`` (both searching levels) or ``evaluate.``, a Python
@@ -100,6 +105,9 @@ def play_one(name: str, lineup: list[str], hero: str, g: int, first: int,
         "margin": final.players[hero_seat].ecus - best_other,
         "seconds": time.perf_counter() - t0,
         "think": [round(t, 4) for t in record.think_s[hero_seat]] if hero != "easy" else [],
+        # the work per second of budget hard's next search will do (--follow: as its last
+        # searches showed in this worker process)
+        "speed": round(hard.search_speed(), 4) if "hard" in lineup else None,
     }
 
 
@@ -246,6 +254,9 @@ def main() -> None:
     parser.add_argument("--cpu-clock", action="store_true",
                         help="every clock (budgets, stops, timings) counts this process's CPU "
                              "time: one core's figures on a machine others are loading")
+    parser.add_argument("--follow", action="store_true",
+                        help="each worker process measures its own speed and follows its "
+                             "searches, as the bot's do (default: the run's one measure, set)")
     parser.add_argument("--knob", type=parse_knob, action="append", default=[],
                         metavar="module.NAME=value",
                         help="set a constant of ai.hard, ai.policy or ai.evaluate for the run")
@@ -269,12 +280,16 @@ def main() -> None:
     print(f"{args.games} games per pairing (seeds from {10_000 + args.first}), normal's budget "
           f"{args.budget} s, hard's {args.hard_budget} s ({clock}), {args.workers} worker "
           f"process(es), load average {os.getloadavg()[0]:.1f}; log: {args.log}", flush=True)
-    # one measure of the machine for the whole run, which the worker processes inherit: every
-    # game's hard does the same work (ai/hard.py machine_speed)
-    source = "set" if os.environ.get(hard.SPEED_ENV, "").strip() else "measured"
-    os.environ[hard.SPEED_ENV] = repr(hard.machine_speed())
-    print(f"hard's work per second of budget: {hard.machine_speed():g} of the reference "
-          f"machine's ({source}, {hard.SPEED_ENV})", flush=True)
+    if args.follow and not os.environ.get(hard.SPEED_ENV, "").strip():
+        print("hard's work per second of budget: measured by each worker process, then "
+              "following its searches (ai/hard.py search_speed)", flush=True)
+    else:
+        # one measure of the machine for the whole run, which the worker processes inherit:
+        # every game's hard does the same work (ai/hard.py machine_speed)
+        source = "set" if os.environ.get(hard.SPEED_ENV, "").strip() else "measured"
+        os.environ[hard.SPEED_ENV] = repr(hard.machine_speed())
+        print(f"hard's work per second of budget: {hard.machine_speed():g} of the reference "
+              f"machine's ({source}, {hard.SPEED_ENV})", flush=True)
     for module, attr, value in args.knob:
         print(f"knob: {module}.{attr} = {value!r}", flush=True)
     for module, attr, value in args.hard_knob:

@@ -128,3 +128,92 @@ def test_whether_a_process_has_its_speed_to_measure(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(hard, "calibration_rate", lambda: hard.REFERENCE_RATE)
     assert hard.machine_speed() == 1.0
     assert not hard.speed_to_measure() and hard.known_speed() == 1.0  # measured once
+
+
+@pytest.fixture
+def followed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """This process has measured its speed (0.5) and timed none of its searches yet; nothing
+    sets the speed."""
+    monkeypatch.setattr(hard, "_speed", 0.5)
+    monkeypatch.setattr(hard, "_shown", [])
+    monkeypatch.delenv(hard.SPEED_ENV, raising=False)
+
+
+@pytest.mark.usefixtures("followed")
+def test_the_speed_follows_the_median_of_the_last_full_searches() -> None:
+    """The start's measure until three searches were timed; then the median of the last nine,
+    scaled so that a full search takes FOLLOW_S CPU seconds per second of budget."""
+    scale = hard.FOLLOW_S / hard.THINK_FACTOR
+    hard._shown[:] = [0.9, 0.3]
+    assert hard.search_speed() == 0.5  # two timed: the measure still holds
+    hard._shown.append(0.7)
+    assert hard.search_speed() == pytest.approx(0.7 * scale)
+    hard._shown[:] = [0.1] * 4 + [0.8] * 5  # the last nine: the slow ones are outvoted
+    assert hard.search_speed() == pytest.approx(0.8 * scale)
+    hard._shown[:] = [0.001] * 9
+    assert hard.search_speed() == hard.SPEED_RANGE[0]
+    hard._shown[:] = [100.0] * 9
+    assert hard.search_speed() == hard.SPEED_RANGE[1]
+
+
+def test_a_set_speed_is_never_followed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """KHRONOS_AI_SPEED holds whatever the searches showed, and a search then times nothing:
+    every search does the same work (tests, benchmarks, a deployment that wants it)."""
+    monkeypatch.setattr(hard, "_speed", None)
+    monkeypatch.setattr(hard, "_shown", [0.2] * 9)
+    monkeypatch.setenv(hard.SPEED_ENV, "0.5")
+    assert hard.search_speed() == 0.5
+    state = turn_starts(2, 83, 6)[-1]
+    Search(player_view(state, state.turn), random.Random(1), 0.05).run()
+    assert hard._shown == [0.2] * 9
+
+
+def _clock(monkeypatch: pytest.MonkeyPatch, step: float) -> None:
+    """The searches' CPU clock advances by ``step`` seconds at each reading."""
+    now = [0.0]
+
+    def thread_time() -> float:
+        now[0] += step
+        return now[0]
+
+    monkeypatch.setattr(hard.time, "thread_time", thread_time)
+
+
+@pytest.mark.usefixtures("followed")
+def test_a_full_search_shows_its_units_per_cpu_second(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a search remembers is its work over its CPU time (read at its start and its end),
+    against UNITS_PER_S; the next nine searches' median then sets the work."""
+    _clock(monkeypatch, 2.0)
+    state = turn_starts(2, 83, 6)[-1]
+    view = player_view(state, state.turn)
+    for k in range(hard.FOLLOW_FROM):
+        search = Search(view, random.Random(k), 0.05)
+        assert search.limit - search.start == pytest.approx(
+            0.5 * 0.05 * hard.THINK_FACTOR * hard.UNITS_PER_S[2])  # the measure's work
+        search.run()
+        done = WORK.units - search.start
+        assert done >= search.limit - search.start  # all its work (not cut by the clock)
+        assert hard._shown[-1] == pytest.approx(done / 2.0 / hard.UNITS_PER_S[2])
+    assert len(hard._shown) == hard.FOLLOW_FROM
+    search = Search(view, random.Random(9), 0.05)
+    expected = hard.search_speed() * 0.05 * hard.THINK_FACTOR * hard.UNITS_PER_S[2]
+    assert hard.search_speed() != 0.5
+    assert search.limit - search.start == pytest.approx(expected)
+
+
+@pytest.mark.usefixtures("followed")
+def test_a_search_cut_short_or_too_brief_is_not_timed(monkeypatch: pytest.MonkeyPatch) -> None:
+    state = turn_starts(2, 83, 6)[-1]
+    view = player_view(state, state.turn)
+    _clock(monkeypatch, hard.FOLLOW_MIN_S / 4)  # too brief to time: noise
+    Search(view, random.Random(1), 0.05).run()
+    assert hard._shown == []
+    _clock(monkeypatch, 2.0)
+    monkeypatch.setattr(hard, "HARD_CAP_S", 0.0)  # the wall clock stops it at once
+    Search(view, random.Random(1), 0.05).run()
+    assert hard._shown == []
+    monkeypatch.setattr(hard, "HARD_CAP_S", 8.0)
+    Search(view, random.Random(1), 0.05, speed=0.5).run()  # its speed given: a benchmark's
+    assert hard._shown == []
+    Search(view, random.Random(1), 0.05).run()
+    assert len(hard._shown) == 1
