@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import random
+import time
 
 import pytest
 
@@ -176,7 +177,7 @@ def _clock(monkeypatch: pytest.MonkeyPatch, step: float) -> None:
         now[0] += step
         return now[0]
 
-    monkeypatch.setattr(hard.time, "thread_time", thread_time)
+    monkeypatch.setattr(time, "thread_time", thread_time)
 
 
 @pytest.mark.usefixtures("followed")
