@@ -284,7 +284,7 @@ class Search:
         self.seats = len(view.players)
         self.chooser = chooser
         thinking_s = budget_s * THINK_FACTOR
-        self.follows = speed is None and not _speed_set()  # its time is remembered (search_speed)
+        self.follows = speed is None and not speed_set()  # its time is remembered (search_speed)
         units = thinking_s * UNITS_PER_S[self.seats] * (search_speed() if speed is None else speed)
         start = self.start = WORK.units
         self.began = time.thread_time()
@@ -555,7 +555,7 @@ def search_speed() -> float:
     (within ``SPEED_RANGE``), whatever the start's measure found and whatever the size of its
     games; ``KHRONOS_AI_SPEED``, if set, holds instead (the same work every time)."""
     speed = machine_speed()
-    if _speed_set():
+    if speed_set():
         return speed
     with _speed_lock:
         shown = list(_shown)
@@ -565,7 +565,9 @@ def search_speed() -> float:
     return min(max(followed, SPEED_RANGE[0]), SPEED_RANGE[1])
 
 
-def _speed_set() -> bool:
+def speed_set() -> bool:
+    """Whether ``KHRONOS_AI_SPEED`` sets the speed (any value: a bad one is refused by
+    ``machine_speed``)."""
     return bool(os.environ.get(SPEED_ENV, "").strip())
 
 

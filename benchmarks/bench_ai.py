@@ -280,13 +280,13 @@ def main() -> None:
     print(f"{args.games} games per pairing (seeds from {10_000 + args.first}), normal's budget "
           f"{args.budget} s, hard's {args.hard_budget} s ({clock}), {args.workers} worker "
           f"process(es), load average {os.getloadavg()[0]:.1f}; log: {args.log}", flush=True)
-    if args.follow and not os.environ.get(hard.SPEED_ENV, "").strip():
+    if args.follow and not hard.speed_set():
         print("hard's work per second of budget: measured by each worker process, then "
               "following its searches (ai/hard.py search_speed)", flush=True)
     else:
         # one measure of the machine for the whole run, which the worker processes inherit:
         # every game's hard does the same work (ai/hard.py machine_speed)
-        source = "set" if os.environ.get(hard.SPEED_ENV, "").strip() else "measured"
+        source = "set" if hard.speed_set() else "measured"
         os.environ[hard.SPEED_ENV] = repr(hard.machine_speed())
         print(f"hard's work per second of budget: {hard.machine_speed():g} of the reference "
               f"machine's ({source}, {hard.SPEED_ENV})", flush=True)

@@ -218,3 +218,13 @@ def test_a_search_cut_short_or_too_brief_is_not_timed(monkeypatch: pytest.Monkey
     assert hard._shown == []
     Search(view, random.Random(1), 0.05).run()
     assert len(hard._shown) == 1
+
+
+@pytest.mark.usefixtures("followed")
+def test_only_the_last_nine_searches_are_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    _clock(monkeypatch, 2.0)
+    hard._shown[:] = [float(k) for k in range(hard.FOLLOW_SEARCHES)]
+    state = turn_starts(2, 83, 6)[-1]
+    Search(player_view(state, state.turn), random.Random(1), 0.05).run()
+    assert len(hard._shown) == hard.FOLLOW_SEARCHES
+    assert hard._shown[:-1] == [float(k) for k in range(1, hard.FOLLOW_SEARCHES)]
