@@ -50,6 +50,7 @@ from .policy import (
     GAIN_EPSILON,
     TURN_STEPS,
     Plan,
+    Step,
     _play,
     _position_key,
     _remember,
@@ -93,6 +94,7 @@ EXTRA_TURNS = 0  # turns played after every rival has replied once (fewer if the
 EXPLORE = 3.0  # UCB's exploration constant, in Ecus of the evaluation
 LATER_CAREFUL = True  # the evaluation the seats' greedy turns use below the root
 QUICK_FROM = 2  # with this many players or more, a greedy turn below the root is quick_turn's
+RIVAL_TRAVEL = True  # trial: False, the seats' turns below the root never travel (cheaper)
 SHARED_SCORES = True  # the iterations' steps scored once per position, whatever the hand
 LEAN = True  # no travel step whose card action needs no travel (policy._expand)
 HARD_CAP_S = 8.0  # wall-clock stop, whatever the budget, for a loaded machine
@@ -241,6 +243,20 @@ def _score(
         if known is not None:
             known[(action,)] = found
     return found
+
+
+def still_steps(state: GameState, seat: int) -> list[Step]:
+    """The steps of ``seat`` without travel (the card actions where its adventurers stand and
+    the end of the turn), scored as ``quick_rest`` scores them."""
+    known = known_scores(state, seat, LATER_CAREFUL)
+    played: dict[Action, GameState] = {}
+    out = []
+    for action in candidates(state, seat):
+        if isinstance(action, Travel):
+            continue
+        score = _score(state, seat, action, LATER_CAREFUL, known, played)
+        out.append(Step([action], played.get(action), score, state, seat))
+    return out
 
 
 def quick_turn(state: GameState, seat: int, careful: bool) -> list[Action]:
@@ -457,7 +473,9 @@ class Search:
         key = _position_key(state, seat)
         found = self.greedy.get(key)
         if found is None:
-            if self.quick:
+            if not RIVAL_TRAVEL:
+                _, actions = quick_rest(state, seat, LATER_CAREFUL, TURN_STEPS)
+            elif self.quick:
                 actions = quick_turn(state, seat, LATER_CAREFUL)
             else:
                 _, actions = finish_turn(state, seat, careful=LATER_CAREFUL, stop_at=self.stopped)
@@ -471,7 +489,7 @@ class Search:
         found = self.options.get(key)
         if found is not None:
             return found
-        ranked = steps(state, seat, LATER_CAREFUL)
+        ranked = steps(state, seat, LATER_CAREFUL) if RIVAL_TRAVEL else still_steps(state, seat)
         end = next(s for s in ranked if isinstance(s.actions[0], EndTurn))
         best = max(ranked, key=lambda s: s.score)
         first = best if best.score > end.score + GAIN_EPSILON else end
