@@ -8,7 +8,8 @@ turn and the best turn with another first step, computed on the sample for the h
 there), and each seat picks among those available by UCB on **its own** mean result (the
 multi-player backup: every seat maximises its own evaluation, not the root's). Past the tree,
 every seat plays its greedy turn, until the next income has been paid to every seat or a few
-turns have passed; the position is then scored by the evaluation, for every seat at once.
+turns have passed; the position is then scored by the evaluation, for every seat at once. With
+four players no turn below the root travels (``STAYING``): twice the iterations for the work.
 
 The search is bounded by work units (``work.WORK``), not by the clock: the same view, seed and
 work give the same move under any load. The work per second of budget is the machine's speed:
