@@ -8,7 +8,8 @@ turn and the best turn with another first step, computed on the sample for the h
 there), and each seat picks among those available by UCB on **its own** mean result (the
 multi-player backup: every seat maximises its own evaluation, not the root's). Past the tree,
 every seat plays its greedy turn, until the next income has been paid to every seat or a few
-turns have passed; the position is then scored by the evaluation, for every seat at once.
+turns have passed; the position is then scored by the evaluation, for every seat at once. With
+four players no turn below the root travels (``STAYING``): twice the iterations for the work.
 
 The search is bounded by work units (``work.WORK``), not by the clock: the same view, seed and
 work give the same move under any load. The work per second of budget is the machine's speed:
@@ -50,6 +51,7 @@ from .policy import (
     GAIN_EPSILON,
     TURN_STEPS,
     Plan,
+    Step,
     _play,
     _position_key,
     _remember,
@@ -93,6 +95,9 @@ EXTRA_TURNS = 0  # turns played after every rival has replied once (fewer if the
 EXPLORE = 3.0  # UCB's exploration constant, in Ecus of the evaluation
 LATER_CAREFUL = True  # the evaluation the seats' greedy turns use below the root
 QUICK_FROM = 2  # with this many players or more, a greedy turn below the root is quick_turn's
+# with these numbers of players, the turns below the root never travel: a seat plays where its
+# adventurers stand, and an iteration costs half as much (docs/ai.md, step 4)
+STAYING = (4,)
 SHARED_SCORES = True  # the iterations' steps scored once per position, whatever the hand
 LEAN = True  # no travel step whose card action needs no travel (policy._expand)
 HARD_CAP_S = 8.0  # wall-clock stop, whatever the budget, for a loaded machine
@@ -243,6 +248,21 @@ def _score(
     return found
 
 
+def staying_steps(state: GameState, seat: int, careful: bool) -> list[Step]:
+    """The steps of ``seat`` that need no travel (the card actions on the boards where its
+    adventurers stand, and the end of the turn), scored as ``quick_rest`` scores them: what
+    ``steps`` gives, less every step that travels."""
+    known = known_scores(state, seat, careful)
+    played: dict[Action, GameState] = {}
+    out = []
+    for action in candidates(state, seat):
+        if isinstance(action, Travel):
+            continue
+        score = _score(state, seat, action, careful, known, played)
+        out.append(Step([action], played.get(action), score, state, seat))
+    return out
+
+
 def quick_turn(state: GameState, seat: int, careful: bool) -> list[Action]:
     """A greedy turn at a third of the cost: the first step weighs everything (travel and the
     action it is for included), the later ones only the boards reached (``quick_rest``)."""
@@ -295,6 +315,7 @@ class Search:
         self.income_round = _next_income_round(view.round)
         self.horizon = self.seats - 1 + EXTRA_TURNS  # turns played after the root's, at most
         self.quick = self.seats >= QUICK_FROM
+        self.stay = self.seats in STAYING
         self.samples: list[GameState] = []
         self.greedy: dict[str, Turn] = {}  # position (with the mover's hand) -> its greedy turn
         self.options: dict[str, list[Turn]] = {}  # position -> the turns a seat considers there
@@ -457,7 +478,9 @@ class Search:
         key = _position_key(state, seat)
         found = self.greedy.get(key)
         if found is None:
-            if self.quick:
+            if self.stay:
+                _, actions = quick_rest(state, seat, LATER_CAREFUL, TURN_STEPS)
+            elif self.quick:
                 actions = quick_turn(state, seat, LATER_CAREFUL)
             else:
                 _, actions = finish_turn(state, seat, careful=LATER_CAREFUL, stop_at=self.stopped)
@@ -471,7 +494,10 @@ class Search:
         found = self.options.get(key)
         if found is not None:
             return found
-        ranked = steps(state, seat, LATER_CAREFUL)
+        if self.stay:
+            ranked = staying_steps(state, seat, LATER_CAREFUL)
+        else:
+            ranked = steps(state, seat, LATER_CAREFUL)
         end = next(s for s in ranked if isinstance(s.actions[0], EndTurn))
         best = max(ranked, key=lambda s: s.score)
         first = best if best.score > end.score + GAIN_EPSILON else end

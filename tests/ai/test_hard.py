@@ -13,7 +13,7 @@ from ai import Level, choose_action, hard, policy
 from ai.hard import Arm, Node, RootArm, Search, Turn
 from ai.work import WORK
 from ai.worker import decide_json
-from engine import EndTurn, Family, GameState, apply, check, parse_action, player_view
+from engine import EndTurn, Family, GameState, Travel, apply, check, parse_action, player_view
 
 from .positions import turn_starts
 
@@ -254,3 +254,47 @@ def test_r19_more_squares_for_its_own_turn_only(monkeypatch: pytest.MonkeyPatch)
     assert ("iteration", 0) in seen
     assert {s for s in seen if s[0] == "iteration"} == {("iteration", 0)}
     assert WORK.squares == 0
+
+
+def test_four_player_turns_below_the_root_never_travel(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With four players (``STAYING``) every turn an iteration plays after the root's own stays
+    on the boards where the seat's adventurers stand; the root's plans may still travel."""
+    below: list[Turn] = []
+    play_turn = Search.play_turn
+
+    def spy(search: Search, state: GameState, seat: int, actions: Turn) -> GameState:
+        if state.turn != search.seat or state.round != search.view.round:
+            below.append(actions)
+        return play_turn(search, state, seat, actions)
+
+    monkeypatch.setattr(Search, "play_turn", spy)
+    assert 4 in hard.STAYING
+    for state in turn_starts(4, 91, 14)[4::3]:
+        _search(state, 0.3)
+    assert below
+    assert not [t for t in below if any(isinstance(a, Travel) for a in t)]
+
+
+def test_staying_steps_are_the_steps_without_travel() -> None:
+    """``staying_steps`` gives what ``steps`` gives less every step that travels, with the
+    same scores (by either evaluation)."""
+    for state in turn_starts(4, 92, 10)[2:]:
+        for careful in (False, True):
+            seat = state.turn
+            every = {tuple(s.actions): s.score for s in policy.steps(state, seat, careful)}
+            staying = {tuple(s.actions): s.score
+                       for s in hard.staying_steps(state, seat, careful)}
+            assert staying == {actions: score for actions, score in every.items()
+                               if not any(isinstance(a, Travel) for a in actions)}
+            assert any(isinstance(a, EndTurn) for t in staying for a in t)
+
+
+def test_staying_buys_more_iterations_for_the_same_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Why the four-player turns below the root stay: at the same work a search makes more
+    iterations (a seat's first step weighs its own boards only, not every travel)."""
+    state = turn_starts(4, 93, 12)[9]
+    counts = []
+    for staying in ((), (4,)):
+        monkeypatch.setattr(hard, "STAYING", staying)
+        counts.append(_search(state, 0.3).iterations)
+    assert 0 < counts[0] < counts[1]
